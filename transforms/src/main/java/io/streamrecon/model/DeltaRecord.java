@@ -1,0 +1,54 @@
+package io.streamrecon.model;
+
+import java.util.List;
+import java.util.Objects;
+import org.joda.time.Instant;
+
+/**
+ * A difference record (SPEC §5), one row of the {@code deltas} table. Fields of a missing side
+ * are {@code null}; {@code differences} is empty unless the status is {@link Status#MISMATCH}.
+ */
+public record DeltaRecord(
+    String verdictId,
+    String supersedes,
+    String naturalId,
+    Status status,
+    List<Difference> differences,
+    String sourceHash,
+    String targetHash,
+    Instant sourceEventTime,
+    Instant targetEventTime,
+    Pointer sourcePointer,
+    Pointer targetPointer,
+    Instant detectedAt,
+    String runId) {
+  public DeltaRecord {
+    Objects.requireNonNull(verdictId, "verdictId");
+    Objects.requireNonNull(naturalId, "naturalId");
+    Objects.requireNonNull(status, "status");
+    differences = List.copyOf(Objects.requireNonNull(differences, "differences"));
+    Objects.requireNonNull(detectedAt, "detectedAt");
+    Objects.requireNonNull(runId, "runId");
+  }
+
+  /** The record for a verdict that needs no diff (MATCH, MISSING_*), or with a computed diff. */
+  public static DeltaRecord of(
+      Verdict verdict, List<Difference> differences, Instant detectedAt, String runId) {
+    EventRef s = verdict.source();
+    EventRef t = verdict.target();
+    return new DeltaRecord(
+        verdict.verdictId(),
+        verdict.supersedes(),
+        verdict.naturalId(),
+        verdict.status(),
+        differences,
+        s == null ? null : s.sha256(),
+        t == null ? null : t.sha256(),
+        s == null ? null : s.eventTime(),
+        t == null ? null : t.eventTime(),
+        s == null ? null : s.pointer(),
+        t == null ? null : t.pointer(),
+        detectedAt,
+        runId);
+  }
+}

@@ -1,0 +1,551 @@
+package io.streamrecon.model;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.beam.sdk.coders.AtomicCoder;
+import org.apache.beam.sdk.coders.CoderException;
+import org.apache.beam.sdk.util.VarInt;
+import org.joda.time.Instant;
+
+/**
+ * Explicit, deterministic coders for every model record. Each encodes its fields in declaration
+ * order with a presence byte for nullable fields; hashes that are 64 lower-case hex digits are
+ * packed into 32 bytes and data file paths written by {@code DeltaLakeIO} into 16 bytes plus the
+ * partition date, so that pairing state stays small (SPEC §4: metadata only).
+ */
+public final class ModelCoders {
+  private ModelCoders() {}
+
+  private static final Pattern DATA_FILE =
+      Pattern.compile(
+          "side=(SOURCE|TARGET)/event_date=(\\d{4}-\\d{2}-\\d{2})/part-"
+              + "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\\.snappy\\.parquet");
+  private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-f]{64}");
+
+  // ---------------------------------------------------------------- primitives, reused by coders
+
+  /** Writes a string, or {@code null}, as a presence byte, a varint length and UTF-8 bytes. */
+  public static void writeString(String s, OutputStream out) throws IOException {
+    if (s == null) {
+      out.write(0);
+      return;
+    }
+    out.write(1);
+    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    VarInt.encode(bytes.length, out);
+    out.write(bytes);
+  }
+
+  /** Reads what {@link #writeString} wrote. */
+  public static String readString(InputStream in) throws IOException {
+    int present = readByte(in);
+    if (present == 0) {
+      return null;
+    }
+    return new String(readBytes(in), StandardCharsets.UTF_8);
+  }
+
+  /** Writes a byte array as a varint length and the bytes. */
+  public static void writeBytes(byte[] bytes, OutputStream out) throws IOException {
+    VarInt.encode(bytes.length, out);
+    out.write(bytes);
+  }
+
+  /** Reads what {@link #writeBytes} wrote. */
+  public static byte[] readBytes(InputStream in) throws IOException {
+    int length = VarInt.decodeInt(in);
+    if (length < 0) {
+      throw new CoderException("negative length " + length);
+    }
+    byte[] bytes = new byte[length];
+    new DataInputStream(in).readFully(bytes);
+    return bytes;
+  }
+
+  /** Writes an instant, or {@code null}, as a presence byte and a zig-zag varint of millis. */
+  public static void writeInstant(Instant instant, OutputStream out) throws IOException {
+    if (instant == null) {
+      out.write(0);
+      return;
+    }
+    out.write(1);
+    long millis = instant.getMillis();
+    VarInt.encode((millis << 1) ^ (millis >> 63), out);
+  }
+
+  /** Reads what {@link #writeInstant} wrote. */
+  public static Instant readInstant(InputStream in) throws IOException {
+    if (readByte(in) == 0) {
+      return null;
+    }
+    long zigzag = VarInt.decodeLong(in);
+    return Instant.ofEpochMilli((zigzag >>> 1) ^ -(zigzag & 1));
+  }
+
+  /** Writes a hash: 32 packed bytes when it is 64 lower-case hex digits, else as a string. */
+  public static void writeHash(String hash, OutputStream out) throws IOException {
+    if (hash != null && HEX_SHA256.matcher(hash).matches()) {
+      out.write(2);
+      out.write(HexFormat.of().parseHex(hash));
+    } else {
+      writeString(hash, out);
+    }
+  }
+
+  /** Reads what {@link #writeHash} wrote. */
+  public static String readHash(InputStream in) throws IOException {
+    int tag = readByte(in);
+    if (tag == 0) {
+      return null;
+    }
+    if (tag == 2) {
+      byte[] packed = new byte[32];
+      new DataInputStream(in).readFully(packed);
+      return HexFormat.of().formatHex(packed);
+    }
+    return new String(readBytes(in), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Writes a data file path relative to its table: 16 bytes of UUID plus side and date when it
+   * has the shape {@code DeltaLakeIO} gives raw_events files, else as a string.
+   */
+  public static void writeDataFile(String path, OutputStream out) throws IOException {
+    Matcher m = DATA_FILE.matcher(path);
+    if (m.matches()) {
+      out.write(m.group(1).equals("SOURCE") ? 3 : 4);
+      VarInt.encode(LocalDate.parse(m.group(2)).toEpochDay(), out);
+      UUID uuid = UUID.fromString(m.group(3));
+      DataOutputStream data = new DataOutputStream(out);
+      data.writeLong(uuid.getMostSignificantBits());
+      data.writeLong(uuid.getLeastSignificantBits());
+      data.flush();
+    } else {
+      writeString(path, out);
+    }
+  }
+
+  /** Reads what {@link #writeDataFile} wrote. */
+  public static String readDataFile(InputStream in) throws IOException {
+    int tag = readByte(in);
+    if (tag == 3 || tag == 4) {
+      LocalDate date = LocalDate.ofEpochDay(VarInt.decodeLong(in));
+      DataInputStream data = new DataInputStream(in);
+      UUID uuid = new UUID(data.readLong(), data.readLong());
+      return "side="
+          + (tag == 3 ? "SOURCE" : "TARGET")
+          + "/event_date="
+          + date
+          + "/part-"
+          + uuid
+          + ".snappy.parquet";
+    }
+    if (tag == 0) {
+      throw new CoderException("data file path is never null");
+    }
+    return new String(readBytes(in), StandardCharsets.UTF_8);
+  }
+
+  static int readByte(InputStream in) throws IOException {
+    int b = in.read();
+    if (b < 0) {
+      throw new CoderException("unexpected end of stream");
+    }
+    return b;
+  }
+
+  static <E extends Enum<E>> void writeEnum(E value, OutputStream out) throws IOException {
+    out.write(value == null ? 0 : value.ordinal() + 1);
+  }
+
+  static <E extends Enum<E>> E readEnum(Class<E> type, InputStream in) throws IOException {
+    int b = readByte(in);
+    if (b == 0) {
+      return null;
+    }
+    E[] values = type.getEnumConstants();
+    if (b > values.length) {
+      throw new CoderException("bad ordinal " + (b - 1) + " for " + type.getSimpleName());
+    }
+    return values[b - 1];
+  }
+
+  // ---------------------------------------------------------------- record coders
+
+  /** Coder for {@link Origin}. */
+  public static final class OriginCoder extends AtomicCoder<Origin> {
+    private static final OriginCoder INSTANCE = new OriginCoder();
+
+    public static OriginCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(Origin value, OutputStream out) throws IOException {
+      writeString(value.stream(), out);
+      VarInt.encode(value.partition() + 1, out);
+      VarInt.encode(value.offset(), out);
+    }
+
+    @Override
+    public Origin decode(InputStream in) throws IOException {
+      return new Origin(readString(in), VarInt.decodeInt(in) - 1, VarInt.decodeLong(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link RawInput}. */
+  public static final class RawInputCoder extends AtomicCoder<RawInput> {
+    private static final RawInputCoder INSTANCE = new RawInputCoder();
+
+    public static RawInputCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(RawInput value, OutputStream out) throws IOException {
+      writeEnum(value.side(), out);
+      writeBytes(value.bytes(), out);
+      OriginCoder.of().encode(value.origin(), out);
+      writeInstant(value.recordTime(), out);
+    }
+
+    @Override
+    public RawInput decode(InputStream in) throws IOException {
+      return new RawInput(
+          readEnum(Side.class, in), readBytes(in), OriginCoder.of().decode(in), readInstant(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link Event}. */
+  public static final class EventCoder extends AtomicCoder<Event> {
+    private static final EventCoder INSTANCE = new EventCoder();
+
+    public static EventCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(Event value, OutputStream out) throws IOException {
+      writeEnum(value.side(), out);
+      writeString(value.naturalId(), out);
+      writeInstant(value.eventTime(), out);
+      writeHash(value.sha256(), out);
+      writeBytes(value.payload(), out);
+      OriginCoder.of().encode(value.origin(), out);
+    }
+
+    @Override
+    public Event decode(InputStream in) throws IOException {
+      return new Event(
+          readEnum(Side.class, in),
+          readString(in),
+          readInstant(in),
+          readHash(in),
+          readBytes(in),
+          OriginCoder.of().decode(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link Pointer}. */
+  public static final class PointerCoder extends AtomicCoder<Pointer> {
+    private static final PointerCoder INSTANCE = new PointerCoder();
+
+    public static PointerCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(Pointer value, OutputStream out) throws IOException {
+      VarInt.encode(value.tableVersion(), out);
+      writeDataFile(value.dataFile(), out);
+      VarInt.encode(value.rowIndex(), out);
+      writeEnum(value.side(), out);
+      writeString(value.naturalId(), out);
+      writeHash(value.sha256(), out);
+    }
+
+    @Override
+    public Pointer decode(InputStream in) throws IOException {
+      return new Pointer(
+          VarInt.decodeLong(in),
+          readDataFile(in),
+          VarInt.decodeLong(in),
+          readEnum(Side.class, in),
+          readString(in),
+          readHash(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /**
+   * Coder for {@link EventRef}. The pointer's fallback key repeats the side, natural id and hash,
+   * so only its location (version, file, row) is written.
+   */
+  public static final class EventRefCoder extends AtomicCoder<EventRef> {
+    private static final EventRefCoder INSTANCE = new EventRefCoder();
+
+    public static EventRefCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(EventRef value, OutputStream out) throws IOException {
+      writeString(value.naturalId(), out);
+      encodeWithoutKey(value, out);
+    }
+
+    @Override
+    public EventRef decode(InputStream in) throws IOException {
+      String naturalId = readString(in);
+      return decodeWithoutKey(in, naturalId);
+    }
+
+    /**
+     * Writes everything but the natural id: what keyed state keeps, since the key is the natural
+     * id. About 60 bytes for a {@code DeltaLakeIO} pointer and a SHA-256 hash.
+     */
+    public static void encodeWithoutKey(EventRef value, OutputStream out) throws IOException {
+      writeEnum(value.side(), out);
+      writeInstant(value.eventTime(), out);
+      writeHash(value.sha256(), out);
+      Pointer p = value.pointer();
+      VarInt.encode(p.tableVersion(), out);
+      writeDataFile(p.dataFile(), out);
+      VarInt.encode(p.rowIndex(), out);
+    }
+
+    /** Reads what {@link #encodeWithoutKey} wrote, for the given natural id. */
+    public static EventRef decodeWithoutKey(InputStream in, String naturalId) throws IOException {
+      Side side = readEnum(Side.class, in);
+      Instant eventTime = readInstant(in);
+      String hash = readHash(in);
+      long version = VarInt.decodeLong(in);
+      String file = readDataFile(in);
+      long row = VarInt.decodeLong(in);
+      return new EventRef(
+          side, naturalId, eventTime, hash, new Pointer(version, file, row, side, naturalId, hash));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for a nullable {@link EventRef}. */
+  static void writeNullableRef(EventRef ref, OutputStream out) throws IOException {
+    out.write(ref == null ? 0 : 1);
+    if (ref != null) {
+      EventRefCoder.of().encode(ref, out);
+    }
+  }
+
+  static EventRef readNullableRef(InputStream in) throws IOException {
+    return readByte(in) == 0 ? null : EventRefCoder.of().decode(in);
+  }
+
+  static void writeNullablePointer(Pointer p, OutputStream out) throws IOException {
+    out.write(p == null ? 0 : 1);
+    if (p != null) {
+      PointerCoder.of().encode(p, out);
+    }
+  }
+
+  static Pointer readNullablePointer(InputStream in) throws IOException {
+    return readByte(in) == 0 ? null : PointerCoder.of().decode(in);
+  }
+
+  /** Coder for {@link Verdict}. */
+  public static final class VerdictCoder extends AtomicCoder<Verdict> {
+    private static final VerdictCoder INSTANCE = new VerdictCoder();
+
+    public static VerdictCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(Verdict value, OutputStream out) throws IOException {
+      writeHash(value.verdictId(), out);
+      writeHash(value.supersedes(), out);
+      writeString(value.naturalId(), out);
+      writeEnum(value.status(), out);
+      writeNullableRef(value.source(), out);
+      writeNullableRef(value.target(), out);
+    }
+
+    @Override
+    public Verdict decode(InputStream in) throws IOException {
+      return new Verdict(
+          readHash(in),
+          readHash(in),
+          readString(in),
+          readEnum(Status.class, in),
+          readNullableRef(in),
+          readNullableRef(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link Difference}. */
+  public static final class DifferenceCoder extends AtomicCoder<Difference> {
+    private static final DifferenceCoder INSTANCE = new DifferenceCoder();
+
+    public static DifferenceCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(Difference value, OutputStream out) throws IOException {
+      writeString(value.path(), out);
+      writeEnum(value.kind(), out);
+      writeString(value.source(), out);
+      writeString(value.target(), out);
+    }
+
+    @Override
+    public Difference decode(InputStream in) throws IOException {
+      return new Difference(
+          readString(in), readEnum(DifferenceKind.class, in), readString(in), readString(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link DeltaRecord}. */
+  public static final class DeltaRecordCoder extends AtomicCoder<DeltaRecord> {
+    private static final DeltaRecordCoder INSTANCE = new DeltaRecordCoder();
+
+    public static DeltaRecordCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(DeltaRecord value, OutputStream out) throws IOException {
+      writeHash(value.verdictId(), out);
+      writeHash(value.supersedes(), out);
+      writeString(value.naturalId(), out);
+      writeEnum(value.status(), out);
+      VarInt.encode(value.differences().size(), out);
+      for (Difference d : value.differences()) {
+        DifferenceCoder.of().encode(d, out);
+      }
+      writeHash(value.sourceHash(), out);
+      writeHash(value.targetHash(), out);
+      writeInstant(value.sourceEventTime(), out);
+      writeInstant(value.targetEventTime(), out);
+      writeNullablePointer(value.sourcePointer(), out);
+      writeNullablePointer(value.targetPointer(), out);
+      writeInstant(value.detectedAt(), out);
+      writeString(value.runId(), out);
+    }
+
+    @Override
+    public DeltaRecord decode(InputStream in) throws IOException {
+      String verdictId = readHash(in);
+      String supersedes = readHash(in);
+      String naturalId = readString(in);
+      Status status = readEnum(Status.class, in);
+      int n = VarInt.decodeInt(in);
+      List<Difference> differences = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        differences.add(DifferenceCoder.of().decode(in));
+      }
+      return new DeltaRecord(
+          verdictId,
+          supersedes,
+          naturalId,
+          status,
+          differences,
+          readHash(in),
+          readHash(in),
+          readInstant(in),
+          readInstant(in),
+          readNullablePointer(in),
+          readNullablePointer(in),
+          readInstant(in),
+          readString(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link DeadLetter}. */
+  public static final class DeadLetterCoder extends AtomicCoder<DeadLetter> {
+    private static final DeadLetterCoder INSTANCE = new DeadLetterCoder();
+
+    public static DeadLetterCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(DeadLetter value, OutputStream out) throws IOException {
+      writeEnum(value.side(), out);
+      writeBytes(value.raw(), out);
+      writeString(value.error(), out);
+      writeString(value.stage(), out);
+      OriginCoder.of().encode(value.origin(), out);
+      writeInstant(value.failedAt(), out);
+    }
+
+    @Override
+    public DeadLetter decode(InputStream in) throws IOException {
+      return new DeadLetter(
+          readEnum(Side.class, in),
+          readBytes(in),
+          readString(in),
+          readString(in),
+          OriginCoder.of().decode(in),
+          readInstant(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link LateEvent}. */
+  public static final class LateEventCoder extends AtomicCoder<LateEvent> {
+    private static final LateEventCoder INSTANCE = new LateEventCoder();
+
+    public static LateEventCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(LateEvent value, OutputStream out) throws IOException {
+      EventRefCoder.of().encode(value.event(), out);
+      writeInstant(value.watermark(), out);
+    }
+
+    @Override
+    public LateEvent decode(InputStream in) throws IOException {
+      return new LateEvent(EventRefCoder.of().decode(in), readInstant(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+}

@@ -548,4 +548,51 @@ public final class ModelCoders {
     @Override
     public void verifyDeterministic() {}
   }
+
+  /** Coder for {@link PayloadPair}. */
+  public static final class PayloadPairCoder extends AtomicCoder<PayloadPair> {
+    private static final PayloadPairCoder INSTANCE = new PayloadPairCoder();
+
+    public static PayloadPairCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(PayloadPair value, OutputStream out) throws IOException {
+      VerdictCoder.of().encode(value.verdict(), out);
+      writeBytes(value.sourcePayload(), out);
+      writeBytes(value.targetPayload(), out);
+    }
+
+    @Override
+    public PayloadPair decode(InputStream in) throws IOException {
+      return new PayloadPair(VerdictCoder.of().decode(in), readBytes(in), readBytes(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
+  /** Coder for {@link StoredPayload}. */
+  public static final class StoredPayloadCoder extends AtomicCoder<StoredPayload> {
+    private static final StoredPayloadCoder INSTANCE = new StoredPayloadCoder();
+
+    public static StoredPayloadCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(StoredPayload value, OutputStream out) throws IOException {
+      PointerCoder.of().encode(value.pointer(), out);
+      writeBytes(value.payload(), out);
+    }
+
+    @Override
+    public StoredPayload decode(InputStream in) throws IOException {
+      return new StoredPayload(PointerCoder.of().decode(in), readBytes(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
 }

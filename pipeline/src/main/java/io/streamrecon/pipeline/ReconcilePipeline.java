@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
@@ -150,10 +151,30 @@ public final class ReconcilePipeline {
    */
   public static Outcome run(ReconcileOptions options) {
     ReconcileSettings s = ReconcileSettings.from(options);
+    PipelineResult result = start(options);
+    ScheduledExecutorService progress = startProgress(result, s);
+    try {
+      result.waitUntilFinish();
+    } finally {
+      if (progress != null) {
+        progress.shutdownNow();
+      }
+    }
+    return new Outcome(result, Summary.of(result));
+  }
+
+  /**
+   * Validates the options, checks inputs and warehouse, and starts the pipeline without waiting:
+   * for unbounded (Kafka) runs that the caller stops with {@link PipelineResult#cancel}.
+   */
+  public static PipelineResult start(ReconcileOptions options) {
+    ReconcileSettings s = ReconcileSettings.from(options);
     if (s.streaming()) {
       options.setStreaming(true);
     }
     Preflight.check(options, s);
+    // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
+    options.as(DirectOptions.class).setBlockOnRun(false);
     Pipeline pipeline = build(Pipeline.create(options), s);
     LOG.info(
         "run {}: source {}, target {}, warehouse {}, timeout {}, expiry {}",
@@ -163,17 +184,7 @@ public final class ReconcilePipeline {
         s.warehouse(),
         DurationParser.format(s.timeout()),
         s.expiry());
-    PipelineResult result = pipeline.run();
-    ScheduledExecutorService progress = startProgress(result, s);
-    try {
-      result.waitUntilFinish();
-    } finally {
-      if (progress != null) {
-        progress.shutdownNow();
-      }
-    }
-    Summary summary = Summary.of(result);
-    return new Outcome(result, summary);
+    return pipeline.run();
   }
 
   /** A finished run: Beam's result and the counts. */

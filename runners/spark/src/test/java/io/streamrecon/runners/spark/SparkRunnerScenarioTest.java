@@ -79,7 +79,7 @@ public class SparkRunnerScenarioTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
         while (!direct.equals(currentView(wh))) {
           assertTrue(
-              "Spark streaming did not reach the DirectRunner's verdicts; has " + currentView(wh),
+              "Spark streaming did not reach the DirectRunner's verdicts: " + difference(wh),
               System.nanoTime() < deadline);
           PipelineResult.State state = result.waitUntilFinish(Duration.standardSeconds(2));
           assertTrue("pipeline ended early: " + state, state == null || !state.isTerminal());
@@ -88,6 +88,15 @@ public class SparkRunnerScenarioTest {
         result.cancel();
       }
     }
+  }
+
+  private static String difference(Path wh) {
+    Set<String> now = currentView(wh);
+    Set<String> missing = new java.util.TreeSet<>(direct);
+    missing.removeAll(now);
+    Set<String> extra = new java.util.TreeSet<>(now);
+    extra.removeAll(direct);
+    return "missing " + missing + ", unexpected " + extra;
   }
 
   private static Set<String> currentView(Path wh) {

@@ -4,8 +4,6 @@ import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
@@ -89,22 +87,11 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
     public void process(@Element FileIO.ReadableFile file, OutputReceiver<RawInput> out)
         throws IOException {
       String name = file.getMetadata().resourceId().toString();
-      try (InputStream in =
-          new BufferedInputStream(Channels.newInputStream(file.open()), 1 << 16)) {
-        ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+      try (InputStream in = Channels.newInputStream(file.open())) {
+        LineReader reader = new LineReader(in, maxLineBytes);
         long lineNumber = 0;
-        boolean more = true;
-        while (more) {
-          line.reset();
-          int b;
-          while ((b = in.read()) != -1 && b != '\n') {
-            if (line.size() < maxLineBytes) {
-              line.write(b);
-            }
-          }
-          more = b != -1;
+        for (byte[] bytes = reader.next(); bytes != null; bytes = reader.next()) {
           lineNumber++;
-          byte[] bytes = stripCarriageReturn(line.toByteArray());
           if (isBlank(bytes)) {
             continue;
           }
@@ -112,13 +99,6 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
           out.output(new RawInput(side, bytes, Origin.fileLine(name, lineNumber), Instant.now()));
         }
       }
-    }
-
-    private static byte[] stripCarriageReturn(byte[] bytes) {
-      if (bytes.length > 0 && bytes[bytes.length - 1] == '\r') {
-        return java.util.Arrays.copyOf(bytes, bytes.length - 1);
-      }
-      return bytes;
     }
 
     private static boolean isBlank(byte[] bytes) {

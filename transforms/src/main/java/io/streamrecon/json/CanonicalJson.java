@@ -31,11 +31,11 @@ import java.util.TreeSet;
  *   <li>object keys sorted by Unicode code point (not by UTF-16 unit, which orders supplementary
  *       characters before U+E000..U+FFFF), no whitespace anywhere;
  *   <li>numbers by value: {@code 1}, {@code 1.0}, {@code 1e0} and {@code 10E-1} are all written
- *       {@code 1}, {@code -0} is {@code 0}. The text holds the fewest digits of the value; when
- *       the decimal exponent of its first digit is from -6 to 20 it is written plainly ({@code 1000}, {@code 0.000001}, {@code 12.5}),
- *       otherwise in scientific notation with one digit before the point, a lower-case {@code e}
- *       and a signed exponent ({@code 1e+21}, {@code 1.5e-7}, {@code 1e+999999999}), the same rule
- *       as JavaScript's number to string;
+ *       {@code 1}, {@code -0} is {@code 0}. The text holds the fewest digits of the value; when the
+ *       decimal exponent of its first digit is from -6 to 20 it is written plainly ({@code 1000},
+ *       {@code 0.000001}, {@code 12.5}), otherwise in scientific notation with one digit before the
+ *       point, a lower-case {@code e} and a signed exponent ({@code 1e+21}, {@code 1.5e-7}, {@code
+ *       1e+999999999}), the same rule as JavaScript's number to string;
  *   <li>strings escape only {@code "} and {@code \} (as {@code \"} and {@code \\}), control
  *       characters below U+0020 ({@code \b \f \n \r \t}, others as {@code \}{@code u00xx}) and
  *       unpaired surrogates (as lower-case {@code \}{@code udxxx}, so that distinct invalid strings
@@ -58,7 +58,9 @@ public final class CanonicalJson {
     return sb.toString();
   }
 
-  /** SHA-256, lower-case hex, of the UTF-8 bytes of the canonical form, streamed into the digest. */
+  /**
+   * SHA-256, lower-case hex, of the UTF-8 bytes of the canonical form, streamed into the digest.
+   */
   public static String sha256(JsonNode node) {
     MessageDigest digest;
     try {
@@ -73,8 +75,10 @@ public final class CanonicalJson {
   }
 
   /**
-   * A deep copy of {@code node} without the values the pointers address; see {@link
-   * #removeInPlace} for the rules.
+   * A deep copy of {@code node} without the values the pointers address. A pointer whose parent is
+   * an object removes that member; one whose parent is an array removes that element (later
+   * elements move up, as JSON Patch "remove" does); one that addresses nothing is ignored. All
+   * pointers are resolved against the unchanged document first, so their order does not matter.
    */
   public static JsonNode withoutFields(JsonNode node, List<JsonPointer> pointers) {
     JsonNode copy = node.deepCopy();
@@ -82,12 +86,7 @@ public final class CanonicalJson {
     return copy;
   }
 
-  /**
-   * Removes the values the pointers address, in place. A pointer whose parent is an object removes
-   * that member; one whose parent is an array removes that element (later elements move up, as
-   * JSON Patch "remove" does); one that addresses nothing is ignored. All pointers are resolved
-   * against the unchanged document first, so their order does not matter.
-   */
+  /** {@link #withoutFields} in place, for trees the caller owns. */
   static void removeInPlace(JsonNode root, List<JsonPointer> pointers) {
     if (pointers.isEmpty()) {
       return;
@@ -156,7 +155,9 @@ public final class CanonicalJson {
         throw new IllegalArgumentException("JSON has no number for " + d);
       }
       // Float.toString for floats: widening to double would invent digits.
-      value = new BigDecimal(number.isFloat() ? Float.toString(number.floatValue()) : Double.toString(d));
+      value =
+          new BigDecimal(
+              number.isFloat() ? Float.toString(number.floatValue()) : Double.toString(d));
     } else {
       throw new IllegalArgumentException("not a number node: " + number.getNodeType());
     }
@@ -246,7 +247,9 @@ public final class CanonicalJson {
 
   private static String unicodeEscape(char c) {
     return new String(
-        new char[] {'\\', 'u', HEX[c >> 12], HEX[(c >> 8) & 0xF], HEX[(c >> 4) & 0xF], HEX[c & 0xF]});
+        new char[] {
+          '\\', 'u', HEX[c >> 12], HEX[(c >> 8) & 0xF], HEX[(c >> 4) & 0xF], HEX[c & 0xF]
+        });
   }
 
   /** One open container on the writer's stack. */

@@ -123,7 +123,9 @@ public final class EventParser implements Serializable {
         ignore.add(JsonSupport.pointer("ignoreFields", field));
       }
       timePointer =
-          config.timeField().isEmpty() ? null : JsonSupport.pointer("timeField", config.timeField());
+          config.timeField().isEmpty()
+              ? null
+              : JsonSupport.pointer("timeField", config.timeField());
       ignorePointers = List.copyOf(ignore);
       keyPointers = List.copyOf(keys);
     }
@@ -187,7 +189,8 @@ public final class EventParser implements Serializable {
     if (value.isTextual()) {
       long millis;
       try {
-        millis = OffsetDateTime.parse(value.textValue(), ISO_WITH_OFFSET).toInstant().toEpochMilli();
+        millis =
+            OffsetDateTime.parse(value.textValue(), ISO_WITH_OFFSET).toInstant().toEpochMilli();
       } catch (DateTimeParseException | ArithmeticException e) {
         throw new InvalidEventException(
             prefix
@@ -230,7 +233,9 @@ public final class EventParser implements Serializable {
   private static boolean hasUnpairedSurrogate(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         i++;
       } else if (Character.isSurrogate(c)) {
         return true;

@@ -57,7 +57,9 @@ public final class JsonDiff {
         for (Iterator<String> names = t.fieldNames(); names.hasNext(); ) {
           String name = names.next();
           if (!s.has(name)) {
-            found.add(new Found(new Path(task.path, name), DifferenceKind.ONLY_IN_TARGET, null, t.get(name)));
+            found.add(
+                new Found(
+                    new Path(task.path, name), DifferenceKind.ONLY_IN_TARGET, null, t.get(name)));
           }
         }
       } else if (s.isArray() && t.isArray()) {
@@ -66,10 +68,12 @@ public final class JsonDiff {
           work.push(new Task(new Path(task.path, i), s.get(i), t.get(i)));
         }
         for (int i = common; i < s.size(); i++) {
-          found.add(new Found(new Path(task.path, i), DifferenceKind.ONLY_IN_SOURCE, s.get(i), null));
+          found.add(
+              new Found(new Path(task.path, i), DifferenceKind.ONLY_IN_SOURCE, s.get(i), null));
         }
         for (int i = common; i < t.size(); i++) {
-          found.add(new Found(new Path(task.path, i), DifferenceKind.ONLY_IN_TARGET, null, t.get(i)));
+          found.add(
+              new Found(new Path(task.path, i), DifferenceKind.ONLY_IN_TARGET, null, t.get(i)));
         }
       } else if (s.isContainerNode() || t.isContainerNode()) {
         // Object against array, or container against scalar: one change, no recursion.

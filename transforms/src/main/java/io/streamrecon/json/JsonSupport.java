@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
@@ -34,8 +34,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The one Jackson configuration every part of streamrecon parses JSON with, so that the parser
- * that accepted an event and the one that later diffs its stored payload agree.
+ * The one Jackson configuration every part of streamrecon parses JSON with, so that the parser that
+ * accepted an event and the one that later diffs its stored payload agree.
  *
  * <p>Limits are set deliberately rather than left to Jackson's defaults:
  *
@@ -50,8 +50,8 @@ import java.util.regex.Pattern;
  *
  * <p>Duplicate keys are rejected (they would make the canonical form depend on which value wins),
  * as is anything after the first value. Floats are read as {@link java.math.BigDecimal} and large
- * integers as {@link java.math.BigInteger}, exactly as written, so that numbers compare by value and
- * never through a lossy double.
+ * integers as {@link java.math.BigInteger}, exactly as written, so that numbers compare by value
+ * and never through a lossy double.
  */
 public final class JsonSupport {
   /** Deepest nesting of arrays and objects accepted. */
@@ -99,7 +99,11 @@ public final class JsonSupport {
     return FACTORY;
   }
 
-  /** The shared, thread-safe mapper built on {@link #factory()}. */
+  /**
+   * The shared, thread-safe mapper built on {@link #factory()}, for writing JSON and for reading
+   * JSON that is not an event. Read events with {@link #parse}: the mapper's {@code readTree}
+   * turns floats beyond double range into Infinity.
+   */
   public static ObjectMapper mapper() {
     return MAPPER;
   }
@@ -152,7 +156,9 @@ public final class JsonSupport {
       }
       if (trailing) {
         throw new InvalidEventException(
-            "trailing data after the JSON value" + at(afterValue) + "; expected one value per event");
+            "trailing data after the JSON value"
+                + at(afterValue)
+                + "; expected one value per event");
       }
       return node;
     } catch (JsonProcessingException e) {
@@ -234,8 +240,7 @@ public final class JsonSupport {
     }
     if (text.isEmpty()) {
       throw new IllegalArgumentException(
-          setting
-              + ": the empty JSON Pointer means the whole document; give a field such as /id");
+          setting + ": the empty JSON Pointer means the whole document; give a field such as /id");
     }
     if (text.charAt(0) != '/') {
       throw new IllegalArgumentException(
@@ -358,6 +363,10 @@ public final class JsonSupport {
   }
 
   private static String abbreviate(String s) {
-    return s.length() <= 200 ? s : s.substring(0, 200) + "…";
+    if (s.length() <= 200) {
+      return s;
+    }
+    int cut = Character.isHighSurrogate(s.charAt(199)) ? 199 : 200;
+    return s.substring(0, cut) + "…";
   }
 }

@@ -34,8 +34,7 @@ public record ParseConfig(
   public ParseConfig {
     Objects.requireNonNull(keyFields, "keyFields must not be null");
     if (keyFields.isEmpty()) {
-      throw new IllegalArgumentException(
-          "keyFields must name at least one JSON Pointer, e.g. /id");
+      throw new IllegalArgumentException("keyFields must name at least one JSON Pointer, e.g. /id");
     }
     Set<String> seen = new HashSet<>();
     for (String field : keyFields) {
@@ -68,7 +67,8 @@ public record ParseConfig(
 
   /** Key {@code /id}, time {@code /eventTime}, nothing ignored, 4 MiB per event. */
   public static ParseConfig defaults() {
-    return new ParseConfig(DEFAULT_KEY_FIELDS, DEFAULT_TIME_FIELD, List.of(), DEFAULT_MAX_EVENT_BYTES);
+    return new ParseConfig(
+        DEFAULT_KEY_FIELDS, DEFAULT_TIME_FIELD, List.of(), DEFAULT_MAX_EVENT_BYTES);
   }
 
   public ParseConfig withKeyFields(List<String> keyFields) {

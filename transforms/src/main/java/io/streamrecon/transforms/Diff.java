@@ -22,17 +22,17 @@ import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Instant;
 
 /**
- * Turns a MISMATCH verdict with both payloads into a {@link DeltaRecord} whose differences are
- * the field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5).
+ * Turns a MISMATCH verdict with both payloads into a {@link DeltaRecord} whose differences are the
+ * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5).
  *
  * <p>The ignored fields must be those given to {@link ParseEvents}, or the differences will not
  * agree with the hashes that made the verdict; a MISMATCH whose diff comes out empty is counted as
  * {@code empty_diffs} (namespace {@code streamrecon}) to make such a misconfiguration visible.
  *
  * <p>A payload that does not parse fails the bundle with an {@link IllegalStateException} naming
- * the stored row, not the payload. It is not a dead letter: every stored payload was parsed by
- * the same {@link JsonSupport} before it was stored, so a failure here means corrupted storage or
- * a pointer to the wrong row, a defect to stop at rather than input to set aside; and a dead letter
+ * the stored row, not the payload. It is not a dead letter: every stored payload was parsed by the
+ * same {@link JsonSupport} before it was stored, so a failure here means corrupted storage or a
+ * pointer to the wrong row, a defect to stop at rather than input to set aside; and a dead letter
  * describes one raw input with one side and origin, which a pair of stored rows is not.
  */
 public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection<DeltaRecord>> {

@@ -33,7 +33,9 @@ import org.joda.time.Instant;
  *
  * <pre>{@code
  * PCollectionTuple parsed = raw.apply("ParseEvents",
- *     ParseEvents.create().withKeyFields(List.of("/tenant", "/id")).withIgnoreFields(List.of("/meta")));
+ *     ParseEvents.create()
+ *         .withKeyFields(List.of("/tenant", "/id"))
+ *         .withIgnoreFields(List.of("/meta")));
  * PCollection<Event> events = parsed.get(ParseEvents.EVENTS);
  * PCollection<DeadLetter> bad = parsed.get(ParseEvents.DEAD_LETTERS);
  * }</pre>
@@ -45,7 +47,8 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
   public static final TupleTag<Event> EVENTS = new TupleTag<Event>("events") {};
 
   /** Inputs that could not be parsed. */
-  public static final TupleTag<DeadLetter> DEAD_LETTERS = new TupleTag<DeadLetter>("deadLetters") {};
+  public static final TupleTag<DeadLetter> DEAD_LETTERS =
+      new TupleTag<DeadLetter>("deadLetters") {};
 
   /** The {@link DeadLetter#stage()} of this transform's dead letters. */
   public static final String STAGE = "ParseEvents";
@@ -131,9 +134,9 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
      * Any skew: the event time may be far earlier than the input's timestamp. File sources stamp
      * lines with the read time and Kafka with the record time, both usually later than when the
      * event happened; replays and backfills are hours or years later. Moving the timestamp back
-     * makes such an event late for downstream event-time logic, which PairEvents handles
-     * (allowed lateness, late_events), rather than a failure here. Event times are bounded to
-     * years 0001..9999 by {@link EventParser}, well inside Beam's timestamp range.
+     * makes such an event late for downstream event-time logic, which PairEvents handles (allowed
+     * lateness, late_events), rather than a failure here. Event times are bounded to years
+     * 0001..9999 by {@link EventParser}, well inside Beam's timestamp range.
      */
     @SuppressWarnings("deprecation") // the only way to let a DoFn move timestamps backwards
     @Override

@@ -16,10 +16,11 @@ import org.joda.time.Instant;
  * DeltaRecord}s with no differences.
  *
  * <p>A MISMATCH verdict is rejected with an {@link IllegalArgumentException}: recording it here
- * would silently write a mismatch without its differences. MISMATCHes go through payload fetch
- * and {@link Diff}; one arriving here is a wiring defect, not bad input.
+ * would silently write a mismatch without its differences. MISMATCHes go through payload fetch and
+ * {@link Diff}; one arriving here is a wiring defect, not bad input.
  */
-public final class RecordVerdicts extends PTransform<PCollection<Verdict>, PCollection<DeltaRecord>> {
+public final class RecordVerdicts
+    extends PTransform<PCollection<Verdict>, PCollection<DeltaRecord>> {
   private static final long serialVersionUID = 1L;
 
   private final String runId;

@@ -47,7 +47,9 @@ public class CanonicalJsonTest {
   public void sortsKeysAndDropsWhitespace() {
     assertEquals(
         "{\"a\":[3,1,2],\"b\":{\"x\":null,\"y\":true},\"c\":\"s\"}",
-        canonical(" { \"c\" : \"s\" ,\n \"b\" : { \"y\" : true , \"x\" : null } ,\t\"a\" : [ 3 , 1 , 2 ] } "));
+        canonical(
+            " { \"c\" : \"s\" ,\n"
+                + " \"b\" : { \"y\" : true , \"x\" : null } ,\t\"a\" : [ 3 , 1 , 2 ] } "));
   }
 
   @Test
@@ -126,19 +128,23 @@ public class CanonicalJsonTest {
     String json = "{\"\uD83D\uDE00\":2,\"\uFFFD\":1,\"\uE000\":0,\"z\":3}";
     assertEquals("{\"z\":3,\"\uE000\":0,\"\uFFFD\":1,\"\uD83D\uDE00\":2}", canonical(json));
     assertThat(
-        "sanity: UTF-16 order differs", "\uD83D\uDE00".compareTo("\uFFFD") < 0, org.hamcrest.Matchers.is(true));
+        "sanity: UTF-16 order differs",
+        "\uD83D\uDE00".compareTo("\uFFFD") < 0,
+        org.hamcrest.Matchers.is(true));
   }
 
   @Test
   public void keysSortByCodePointWithinPrefixes() {
-    assertEquals("{\"\":0,\"a\":1,\"aa\":2,\"b\":3}", canonical("{\"b\":3,\"aa\":2,\"a\":1,\"\":0}"));
+    assertEquals(
+        "{\"\":0,\"a\":1,\"aa\":2,\"b\":3}", canonical("{\"b\":3,\"aa\":2,\"a\":1,\"\":0}"));
   }
 
   @Test
   public void codePointComparisonIsATotalOrderOnEdgeCases() {
     assertEquals(0, CanonicalJson.compareCodePoints("\uD83D\uDE00", "\uD83D\uDE00"));
     assertEquals(-1, Integer.signum(CanonicalJson.compareCodePoints("\uFFFF", "\uD800\uDC00")));
-    assertEquals(1, Integer.signum(CanonicalJson.compareCodePoints("\uD83D\uDE01", "\uD83D\uDE00")));
+    assertEquals(
+        1, Integer.signum(CanonicalJson.compareCodePoints("\uD83D\uDE01", "\uD83D\uDE00")));
     assertEquals(-1, Integer.signum(CanonicalJson.compareCodePoints("a", "a\uD83D\uDE00")));
   }
 
@@ -150,7 +156,8 @@ public class CanonicalJsonTest {
     assertEquals(canonical("\"\\u00e9\\/\""), canonical("\"é/\""));
     assertEquals("\"é/\"", canonical("\"\\u00e9\\/\""));
     assertEquals("\"q\\\"b\\\\\"", canonical("\"q\\\"b\\\\\""));
-    assertEquals("\"\\b\\f\\n\\r\\t\\u0000\\u001f\"", canonical("\"\\b\\f\\n\\r\\t\\u0000\\u001F\""));
+    assertEquals(
+        "\"\\b\\f\\n\\r\\t\\u0000\\u001f\"", canonical("\"\\b\\f\\n\\r\\t\\u0000\\u001F\""));
     assertEquals("\"\u007f\u2028\uD83D\uDE00\"", canonical("\"\\u007f\\u2028\\ud83d\\ude00\""));
   }
 
@@ -254,7 +261,8 @@ public class CanonicalJsonTest {
   public void withoutFieldsIgnoresPointersToNothing() {
     JsonNode node = parse("{\"a\":{\"b\":1},\"s\":\"x\",\"arr\":[1]}");
     JsonNode stripped =
-        CanonicalJson.withoutFields(node, pointers("/zz", "/a/c", "/s/x", "/arr/5", "/arr/-", "/arr/01"));
+        CanonicalJson.withoutFields(
+            node, pointers("/zz", "/a/c", "/s/x", "/arr/5", "/arr/-", "/arr/01"));
     assertEquals(CanonicalJson.canonicalForm(node), CanonicalJson.canonicalForm(stripped));
   }
 
@@ -264,10 +272,12 @@ public class CanonicalJsonTest {
     // Both pointers address the original elements, in either order.
     assertEquals(
         "{\"arr\":[\"x1\",\"x3\"]}",
-        CanonicalJson.canonicalForm(CanonicalJson.withoutFields(node, pointers("/arr/0", "/arr/2"))));
+        CanonicalJson.canonicalForm(
+            CanonicalJson.withoutFields(node, pointers("/arr/0", "/arr/2"))));
     assertEquals(
         "{\"arr\":[\"x1\",\"x3\"]}",
-        CanonicalJson.canonicalForm(CanonicalJson.withoutFields(node, pointers("/arr/2", "/arr/0"))));
+        CanonicalJson.canonicalForm(
+            CanonicalJson.withoutFields(node, pointers("/arr/2", "/arr/0"))));
   }
 
   @Test
@@ -286,14 +296,16 @@ public class CanonicalJsonTest {
     assertThat(
         assertThrows(IllegalArgumentException.class, () -> JsonSupport.pointer("ignoreFields", "a"))
             .getMessage(),
-        containsString("ignoreFields: 'a' is not a JSON Pointer (RFC 6901): it must start with '/'"));
+        containsString(
+            "ignoreFields: 'a' is not a JSON Pointer (RFC 6901): it must start with '/'"));
     assertThat(
         assertThrows(
                 IllegalArgumentException.class, () -> JsonSupport.pointer("ignoreFields", "/a~2"))
             .getMessage(),
         containsString("'~' must be followed by 0 or 1"));
     assertThat(
-        assertThrows(IllegalArgumentException.class, () -> JsonSupport.pointer("ignoreFields", "/a~"))
+        assertThrows(
+                IllegalArgumentException.class, () -> JsonSupport.pointer("ignoreFields", "/a~"))
             .getMessage(),
         containsString("'~' must be followed by 0 or 1"));
     assertThat(

@@ -131,7 +131,8 @@ public class EventParserTest {
   public void rejectsUnusableIds() {
     rejects("{" + T + ",\"x\":\"" + SECRET + "\"}", "keyField /id is missing");
     rejects(
-        "{\"id\":null," + T + "}", "keyField /id is null; a natural id must be a string or a number");
+        "{\"id\":null," + T + "}",
+        "keyField /id is null; a natural id must be a string or a number");
     rejects(
         "{\"id\":{\"v\":\"" + SECRET + "\"}," + T + "}",
         "keyField /id is an object; a natural id must be a string or a number");
@@ -163,7 +164,8 @@ public class EventParserTest {
   public void compositeKeyIsACanonicalJsonArrayOfStrings() {
     EventParser composite = parser(ParseConfig.defaults().withKeyFields(List.of("/tenant", "/id")));
     assertEquals(
-        "[\"acme\",\"42\"]", parse(composite, "{\"tenant\":\"acme\",\"id\":42," + T + "}").naturalId());
+        "[\"acme\",\"42\"]",
+        parse(composite, "{\"tenant\":\"acme\",\"id\":42," + T + "}").naturalId());
     assertEquals(
         "[\"acme\",\"42\"]",
         parse(composite, "{\"tenant\":\"acme\",\"id\":\"42\"," + T + "}").naturalId());
@@ -194,7 +196,8 @@ public class EventParserTest {
     assertEquals(T_INSTANT, time("\"2025-12-31T19:00:00-05:00\""));
     assertEquals(T_INSTANT, time("\"2026-01-01T00:00Z\""));
     assertEquals(T_INSTANT.plus(123), time("\"2026-01-01T00:00:00.123Z\""));
-    assertEquals("truncated, not rounded", T_INSTANT.plus(123), time("\"2026-01-01T00:00:00.123999999Z\""));
+    assertEquals(
+        "truncated, not rounded", T_INSTANT.plus(123), time("\"2026-01-01T00:00:00.123999999Z\""));
   }
 
   @Test
@@ -222,7 +225,8 @@ public class EventParserTest {
     rejects("{\"id\":1}", "timeField /eventTime is missing");
     rejects(
         "{\"id\":1,\"eventTime\":null}",
-        "timeField /eventTime is null; expected an ISO-8601 string with offset or epoch milliseconds");
+        "timeField /eventTime is null; expected an ISO-8601 string with offset or epoch"
+            + " milliseconds");
     rejects(
         "{\"id\":1,\"eventTime\":true}",
         "timeField /eventTime is a boolean; expected an ISO-8601 string with offset or epoch"
@@ -243,22 +247,23 @@ public class EventParserTest {
     rejects("{\"id\":1,\"eventTime\":1e20}", range);
     rejects("{\"id\":1,\"eventTime\":-1e20}", range);
     rejects("{\"id\":1,\"eventTime\":1e999999999}", range);
-    assertEquals(
-        new Instant(EventParser.MAX_EVENT_MILLIS), time("\"9999-12-31T23:59:59.999Z\""));
+    assertEquals(new Instant(EventParser.MAX_EVENT_MILLIS), time("\"9999-12-31T23:59:59.999Z\""));
     assertEquals(new Instant(EventParser.MIN_EVENT_MILLIS), time("\"0001-01-01T00:00:00Z\""));
   }
 
   @Test
   public void emptyTimeFieldUsesTheRecordTime() {
     EventParser recordTime = parser(ParseConfig.defaults().withTimeField(""));
-    assertEquals(RECORD_TIME, parse(recordTime, "{\"id\":1,\"eventTime\":\"garbage\"}").eventTime());
+    assertEquals(
+        RECORD_TIME, parse(recordTime, "{\"id\":1,\"eventTime\":\"garbage\"}").eventTime());
   }
 
   @Test
   public void nestedTimeField() {
     EventParser nested = parser(ParseConfig.defaults().withTimeField("/meta/ts"));
     assertEquals(
-        T_INSTANT, parse(nested, "{\"id\":1,\"meta\":{\"ts\":\"2026-01-01T00:00:00Z\"}}").eventTime());
+        T_INSTANT,
+        parse(nested, "{\"id\":1,\"meta\":{\"ts\":\"2026-01-01T00:00:00Z\"}}").eventTime());
     rejects(nested, "{\"id\":1," + T + "}", "timeField /meta/ts is missing");
   }
 
@@ -294,12 +299,16 @@ public class EventParserTest {
     String fits = "{\"id\":1," + T + ",\"p\":\"" + "x".repeat(64 - 50) + "\"}";
     assertEquals(64, fits.length());
     assertEquals("1", parse(small, fits).naturalId());
-    rejects(small, fits.replace("\"p\":\"", "\"p\":\"x"), "event is 65 bytes, more than maxEventBytes (64)");
+    rejects(
+        small,
+        fits.replace("\"p\":\"", "\"p\":\"x"),
+        "event is 65 bytes, more than maxEventBytes (64)");
   }
 
   @Test
   public void rejectsTenMegabyteDocumentsByDefault() {
-    String big = "{\"id\":1," + T + ",\"p\":\"" + SECRET.repeat(10_000_000 / SECRET.length()) + "\"}";
+    String big =
+        "{\"id\":1," + T + ",\"p\":\"" + SECRET.repeat(10_000_000 / SECRET.length()) + "\"}";
     rejects(
         big,
         "event is "
@@ -311,12 +320,17 @@ public class EventParserTest {
 
   @Test
   public void rejectsBytesThatAreNotUtf8() {
-    byte[] latin1 = ("{\"id\":1," + T + ",\"name\":\"Jos\u00e9\"}").getBytes(StandardCharsets.ISO_8859_1);
+    byte[] latin1 =
+        ("{\"id\":1," + T + ",\"name\":\"Jos\u00e9\"}").getBytes(StandardCharsets.ISO_8859_1);
     rejects(DEFAULT, latin1, "not valid UTF-8: malformed byte sequence at byte offset 54");
-    rejects(DEFAULT, new byte[] {(byte) 0xff, (byte) 0xfe, '{', '}'},
+    rejects(
+        DEFAULT,
+        new byte[] {(byte) 0xff, (byte) 0xfe, '{', '}'},
         "not valid UTF-8: malformed byte sequence at byte offset 0");
     // A surrogate encoded as three bytes (CESU-8) is not UTF-8 either.
-    rejects(DEFAULT, new byte[] {'"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"'},
+    rejects(
+        DEFAULT,
+        new byte[] {'"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"'},
         "not valid UTF-8: malformed byte sequence at byte offset 1");
   }
 
@@ -356,7 +370,8 @@ public class EventParserTest {
         "{\"id\":1,}",
         "malformed JSON at line 1, column 10: unexpected character ('}' (code 125)): was"
             + " expecting double-quote to start field name");
-    rejects("{\"id\":1e-2147483649}", "malformed JSON at line 1, column 20: malformed numeric value");
+    rejects(
+        "{\"id\":1e-2147483649}", "malformed JSON at line 1, column 20: malformed numeric value");
   }
 
   @Test
@@ -380,8 +395,9 @@ public class EventParserTest {
 
   @Test
   public void rejectsNestingDeeperThanTheLimit() {
-    String depth = "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting"
-        + " depth (1000)";
+    String depth =
+        "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting"
+            + " depth (1000)";
     rejects("[".repeat(10_000) + "]".repeat(10_000), depth);
     rejects("{\"a\":".repeat(10_000) + "1" + "}".repeat(10_000), depth);
     rejects("[".repeat(10_000), depth);
@@ -397,7 +413,8 @@ public class EventParserTest {
         "{\"id\":1," + T + ",\"deep\":" + "{\"a\":".repeat(999) + "[]" + "}".repeat(999) + "}";
     rejects(
         overLimit,
-        "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting depth (1000)");
+        "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting depth"
+            + " (1000)");
   }
 
   @Test
@@ -412,19 +429,24 @@ public class EventParserTest {
   @Test
   public void survivesJavaSerialization() throws Exception {
     EventParser configured =
-        parser(ParseConfig.defaults().withKeyFields(List.of("/t", "/id")).withIgnoreFields(List.of("/x")));
+        parser(
+            ParseConfig.defaults()
+                .withKeyFields(List.of("/t", "/id"))
+                .withIgnoreFields(List.of("/x")));
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(configured);
     }
     EventParser copy;
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       copy = (EventParser) in.readObject();
     }
     assertEquals(configured.config(), copy.config());
     Event event = parse(copy, "{\"t\":\"a\",\"id\":1," + T + ",\"x\":1}");
     assertEquals("[\"a\",\"1\"]", event.naturalId());
-    assertEquals(parse(configured, "{\"t\":\"a\",\"id\":1," + T + ",\"x\":2}").sha256(), event.sha256());
+    assertEquals(
+        parse(configured, "{\"t\":\"a\",\"id\":1," + T + ",\"x\":2}").sha256(), event.sha256());
   }
 
   @Test

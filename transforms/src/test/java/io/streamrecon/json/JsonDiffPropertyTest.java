@@ -26,24 +26,55 @@ import org.junit.runners.JUnit4;
  * independent notion of equality computed on the generator's own model.
  *
  * <p>Each pair is one model rendered twice as JSON text, each time with its own key order,
- * whitespace, number spelling ({@code 1}, {@code 1.0}, {@code 1e0}, {@code 10E-1}, {@code -0})
- * and string escaping, and with probability 3/4 a small mutation applied to the second model.
+ * whitespace, number spelling ({@code 1}, {@code 1.0}, {@code 1e0}, {@code 10E-1}, {@code -0}) and
+ * string escaping, and with probability 3/4 a small mutation applied to the second model.
  */
 @RunWith(JUnit4.class)
 public class JsonDiffPropertyTest {
   private static final int PAIRS = 4000;
 
   private static final String[] KEYS = {
-    "a", "b", "id", "10", "2", "", "a/b", "m~n", "~1", "/", "é", "\uD83D\uDE00", "\uFFFD", "\uE000",
+    "a",
+    "b",
+    "id",
+    "10",
+    "2",
+    "",
+    "a/b",
+    "m~n",
+    "~1",
+    "/",
+    "é",
+    "\uD83D\uDE00",
+    "\uFFFD",
+    "\uE000",
     "key with space"
   };
   private static final String[] STRINGS = {
-    "", "x", "1", "a\"b", "back\\slash", "tab\tline\n", "\u0001", "é", "\uD83D\uDE00", "\u2028", "true"
+    "",
+    "x",
+    "1",
+    "a\"b",
+    "back\\slash",
+    "tab\tline\n",
+    "\u0001",
+    "é",
+    "\uD83D\uDE00",
+    "\u2028",
+    "true"
   };
   private static final BigDecimal[] NUMBERS = {
-    new BigDecimal("0"), new BigDecimal("1"), new BigDecimal("-1"), new BigDecimal("10"),
-    new BigDecimal("0.5"), new BigDecimal("1.25"), new BigDecimal("-7.125"), new BigDecimal("1e21"),
-    new BigDecimal("1e-7"), new BigDecimal("123456789012345678901234567890"), new BigDecimal("1e400"),
+    new BigDecimal("0"),
+    new BigDecimal("1"),
+    new BigDecimal("-1"),
+    new BigDecimal("10"),
+    new BigDecimal("0.5"),
+    new BigDecimal("1.25"),
+    new BigDecimal("-7.125"),
+    new BigDecimal("1e21"),
+    new BigDecimal("1e-7"),
+    new BigDecimal("123456789012345678901234567890"),
+    new BigDecimal("1e400"),
     new BigDecimal("9007199254740993")
   };
 
@@ -342,7 +373,11 @@ public class JsonDiffPropertyTest {
         switch (random.nextInt(4)) {
           case 0 -> scaled.toPlainString();
           case 1 -> scaled.unscaledValue() + "e" + (-scaled.scale());
-          case 2 -> scaled.unscaledValue() + "E" + (scaled.scale() <= 0 ? "+" : "-") + Math.abs(scaled.scale());
+          case 2 ->
+              scaled.unscaledValue()
+                  + "E"
+                  + (scaled.scale() <= 0 ? "+" : "-")
+                  + Math.abs(scaled.scale());
           default -> {
             // One digit before the point: d.ddd e±x
             String digits = scaled.unscaledValue().abs().toString();
@@ -372,7 +407,9 @@ public class JsonDiffPropertyTest {
         }
       } else if (c == '"' || c == '\\') {
         sb.append('\\').append(c);
-      } else if (c < 0x20 || (c > 0x7e && random.nextBoolean()) || (c == '/' && random.nextBoolean())) {
+      } else if (c < 0x20
+          || (c > 0x7e && random.nextBoolean())
+          || (c == '/' && random.nextBoolean())) {
         if (c == '/') {
           sb.append("\\/");
         } else {

@@ -23,7 +23,8 @@ public class JsonDiffTest {
 
   @Test
   public void equalDocumentsHaveNoDifferences() {
-    assertEquals(List.of(), diff("{\"a\":[1,{\"b\":null}]}", "{ \"a\" : [ 1.0 , { \"b\" : null } ] }"));
+    assertEquals(
+        List.of(), diff("{\"a\":[1,{\"b\":null}]}", "{ \"a\" : [ 1.0 , { \"b\" : null } ] }"));
   }
 
   @Test
@@ -136,7 +137,8 @@ public class JsonDiffTest {
       source.append(i == 0 ? "" : ",").append(i);
       target.append(i == 0 ? "" : ",").append(i + 100);
     }
-    List<Difference> differences = diff(source.append("]").toString(), target.append("]").toString());
+    List<Difference> differences =
+        diff(source.append("]").toString(), target.append("]").toString());
     assertEquals(12, differences.size());
     for (int i = 0; i < 12; i++) {
       assertEquals("/" + i, differences.get(i).path());

@@ -52,8 +52,11 @@ public class DiffTest {
         hash,
         new Pointer(
             3,
-            "side=" + side + "/event_date=2026-01-01/part-00000000-0000-0000-0000-00000000000"
-                + row + ".snappy.parquet",
+            "side="
+                + side
+                + "/event_date=2026-01-01/part-00000000-0000-0000-0000-00000000000"
+                + row
+                + ".snappy.parquet",
             row,
             side,
             id,
@@ -83,10 +86,19 @@ public class DiffTest {
                 .via(
                     r ->
                         new DeltaRecord(
-                            r.verdictId(), r.supersedes(), r.naturalId(), r.status(),
-                            r.differences(), r.sourceHash(), r.targetHash(), r.sourceEventTime(),
-                            r.targetEventTime(), r.sourcePointer(), r.targetPointer(),
-                            new Instant(0), r.runId())))
+                            r.verdictId(),
+                            r.supersedes(),
+                            r.naturalId(),
+                            r.status(),
+                            r.differences(),
+                            r.sourceHash(),
+                            r.targetHash(),
+                            r.sourceEventTime(),
+                            r.targetEventTime(),
+                            r.sourcePointer(),
+                            r.targetPointer(),
+                            new Instant(0),
+                            r.runId())))
         .setCoder(ModelCoders.DeltaRecordCoder.of());
   }
 
@@ -98,10 +110,14 @@ public class DiffTest {
         pipeline
             .apply(
                 Create.of(
-                        pair(first,
-                            "{\"id\":\"order-1\",\"lines\":[{\"qty\":1},{\"qty\":2}],\"total\":3.0}",
-                            "{\"total\":3,\"id\":\"order-1\",\"lines\":[{\"qty\":1},{\"qty\":5}],\"note\":\"x\"}"),
-                        pair(second,
+                        pair(
+                            first,
+                            "{\"id\":\"order-1\",\"lines\":[{\"qty\":1},{\"qty\":2}],"
+                                + "\"total\":3.0}",
+                            "{\"total\":3,\"id\":\"order-1\",\"lines\":[{\"qty\":1},{\"qty\":5}],"
+                                + "\"note\":\"x\"}"),
+                        pair(
+                            second,
                             "{\"id\":\"order-2\",\"a/b\":{\"m~n\":true}}",
                             "{\"id\":\"order-2\",\"a/b\":[]}"))
                     .withCoder(ModelCoders.PayloadPairCoder.of()))
@@ -131,10 +147,12 @@ public class DiffTest {
         pipeline
             .apply(
                 Create.of(
-                        pair(onlyIgnored,
+                        pair(
+                            onlyIgnored,
                             "{\"id\":\"k1\",\"meta\":{\"at\":1},\"arr\":[0,1]}",
                             "{\"id\":\"k1\",\"meta\":{\"at\":2},\"arr\":[9,1]}"),
-                        pair(alsoReal,
+                        pair(
+                            alsoReal,
                             "{\"id\":\"k2\",\"meta\":{\"at\":1},\"v\":1}",
                             "{\"id\":\"k2\",\"meta\":{\"at\":2},\"v\":2}"))
                     .withCoder(ModelCoders.PayloadPairCoder.of()))
@@ -153,7 +171,8 @@ public class DiffTest {
     result.waitUntilFinish();
     long emptyDiffs = 0;
     for (MetricResult<Long> c :
-        result.metrics()
+        result
+            .metrics()
             .queryMetrics(
                 MetricsFilter.builder()
                     .addNameFilter(MetricNameFilter.named("streamrecon", "empty_diffs"))

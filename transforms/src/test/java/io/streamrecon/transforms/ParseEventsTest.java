@@ -57,11 +57,13 @@ public class ParseEventsTest {
   private static String sha256(String canonical) throws Exception {
     return HexFormat.of()
         .formatHex(
-            MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8)));
+            MessageDigest.getInstance("SHA-256")
+                .digest(canonical.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static DeadLetter dead(RawInput raw, String error) {
-    return new DeadLetter(raw.side(), raw.bytes(), error, "ParseEvents", raw.origin(), new Instant(0));
+    return new DeadLetter(
+        raw.side(), raw.bytes(), error, "ParseEvents", raw.origin(), new Instant(0));
   }
 
   /** failedAt is "now"; compare everything else exactly. */
@@ -70,7 +72,10 @@ public class ParseEventsTest {
         .apply(
             "WithoutFailedAt",
             MapElements.into(TypeDescriptor.of(DeadLetter.class))
-                .via(d -> new DeadLetter(d.side(), d.raw(), d.error(), d.stage(), d.origin(), new Instant(0))))
+                .via(
+                    d ->
+                        new DeadLetter(
+                            d.side(), d.raw(), d.error(), d.stage(), d.origin(), new Instant(0))))
         .setCoder(ModelCoders.DeadLetterCoder.of());
   }
 
@@ -81,7 +86,8 @@ public class ParseEventsTest {
     String good3 = "{\"v\":[1,2],\"id\":\"42\",\"eventTime\":\"2026-01-01T00:00:02Z\"}";
     List<RawInput> inputs = new ArrayList<>();
     inputs.add(line(1, good1));
-    RawInput notUtf8 = line(2, new byte[] {'{', '"', 'i', 'd', '"', ':', '"', (byte) 0xE9, '"', '}'});
+    RawInput notUtf8 =
+        line(2, new byte[] {'{', '"', 'i', 'd', '"', ':', '"', (byte) 0xE9, '"', '}'});
     RawInput empty = line(3, new byte[0]);
     RawInput blank = line(4, "  \t ");
     RawInput array = line(5, "[{\"id\":1}]");
@@ -93,8 +99,18 @@ public class ParseEventsTest {
     RawInput duplicate = line(11, "{\"id\":\"c\",\"id\":\"d\",\"eventTime\":0}");
     RawInput noTime = line(12, "{\"id\":\"e\"}");
     inputs.addAll(
-        List.of(notUtf8, empty, blank, array, scalar, huge, deepArrays, deepObjects, truncated,
-            duplicate, noTime));
+        List.of(
+            notUtf8,
+            empty,
+            blank,
+            array,
+            scalar,
+            huge,
+            deepArrays,
+            deepObjects,
+            truncated,
+            duplicate,
+            noTime));
     inputs.add(line(13, good2));
     inputs.add(line(14, good3));
 
@@ -111,23 +127,36 @@ public class ParseEventsTest {
     PAssert.that(parsed.get(ParseEvents.EVENTS).apply(Reify.timestamps()))
         .containsInAnyOrder(
             TimestampedValue.of(
-                new Event(Side.SOURCE, "a", T1,
+                new Event(
+                    Side.SOURCE,
+                    "a",
+                    T1,
                     sha256("{\"eventTime\":\"2026-01-01T02:00:00+02:00\",\"id\":\"a\",\"v\":1}"),
-                    good1.getBytes(StandardCharsets.UTF_8), Origin.fileLine(FILE, 1)),
+                    good1.getBytes(StandardCharsets.UTF_8),
+                    Origin.fileLine(FILE, 1)),
                 T1),
             TimestampedValue.of(
-                new Event(Side.SOURCE, "42", T1.plus(1000),
+                new Event(
+                    Side.SOURCE,
+                    "42",
+                    T1.plus(1000),
                     sha256("{\"eventTime\":1767225601000,\"id\":42}"),
-                    good2.getBytes(StandardCharsets.UTF_8), Origin.fileLine(FILE, 13)),
+                    good2.getBytes(StandardCharsets.UTF_8),
+                    Origin.fileLine(FILE, 13)),
                 T1.plus(1000)),
             TimestampedValue.of(
-                new Event(Side.SOURCE, "42", T1.plus(2000),
+                new Event(
+                    Side.SOURCE,
+                    "42",
+                    T1.plus(2000),
                     sha256("{\"eventTime\":\"2026-01-01T00:00:02Z\",\"id\":\"42\",\"v\":[1,2]}"),
-                    good3.getBytes(StandardCharsets.UTF_8), Origin.fileLine(FILE, 14)),
+                    good3.getBytes(StandardCharsets.UTF_8),
+                    Origin.fileLine(FILE, 14)),
                 T1.plus(2000)));
 
     String tooDeep =
-        "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting depth (1000)";
+        "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting depth"
+            + " (1000)";
     PAssert.that(withoutFailedAt(parsed.get(ParseEvents.DEAD_LETTERS)))
         .containsInAnyOrder(
             dead(notUtf8, "not valid UTF-8: malformed byte sequence at byte offset 7"),
@@ -135,11 +164,14 @@ public class ParseEventsTest {
             dead(blank, "blank input (only whitespace)"),
             dead(array, "an event must be a JSON object, got an array"),
             dead(scalar, "an event must be a JSON object, got a number"),
-            dead(huge, "event is " + huge.bytes().length + " bytes, more than maxEventBytes (4194304)"),
+            dead(
+                huge,
+                "event is " + huge.bytes().length + " bytes, more than maxEventBytes (4194304)"),
             dead(deepArrays, tooDeep),
             dead(deepObjects, tooDeep),
             dead(truncated, "truncated JSON: unexpected end of input at line 1, column 45"),
-            dead(duplicate,
+            dead(
+                duplicate,
                 "duplicate key /id at line 1, column 15; duplicate keys make an event ambiguous"),
             dead(noTime, "timeField /eventTime is missing"));
 
@@ -179,8 +211,9 @@ public class ParseEventsTest {
     RawInput raw = line(1, json);
     PCollectionTuple parsed =
         pipeline
-            .apply(Create.timestamped(TimestampedValue.of(raw, READ_TIME))
-                .withCoder(ModelCoders.RawInputCoder.of()))
+            .apply(
+                Create.timestamped(TimestampedValue.of(raw, READ_TIME))
+                    .withCoder(ModelCoders.RawInputCoder.of()))
             .apply(
                 "ParseEvents",
                 ParseEvents.create()
@@ -191,9 +224,13 @@ public class ParseEventsTest {
     PAssert.that(parsed.get(ParseEvents.EVENTS).apply(Reify.timestamps()))
         .containsInAnyOrder(
             TimestampedValue.of(
-                new Event(Side.SOURCE, "[\"acme\",\"7\"]", READ_TIME,
+                new Event(
+                    Side.SOURCE,
+                    "[\"acme\",\"7\"]",
+                    READ_TIME,
                     sha256("{\"id\":7,\"tenant\":\"acme\",\"v\":true}"),
-                    json.getBytes(StandardCharsets.UTF_8), Origin.fileLine(FILE, 1)),
+                    json.getBytes(StandardCharsets.UTF_8),
+                    Origin.fileLine(FILE, 1)),
                 READ_TIME));
     PAssert.that(parsed.get(ParseEvents.DEAD_LETTERS)).empty();
     pipeline.run().waitUntilFinish();
@@ -202,15 +239,18 @@ public class ParseEventsTest {
   @Test
   public void settingsAreValidatedWhenSet() {
     assertThat(
-        assertThrows(IllegalArgumentException.class, () -> ParseEvents.create().withMaxEventBytes(-1))
+        assertThrows(
+                IllegalArgumentException.class, () -> ParseEvents.create().withMaxEventBytes(-1))
             .getMessage(),
         containsString("maxEventBytes must be between 1 and 67108864"));
     assertThat(
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> ParseEvents.create().withKeyFields(List.of("id")))
             .getMessage(),
         containsString("keyFields: 'id' is not a JSON Pointer"));
     assertEquals(
-        List.of("/x"), ParseEvents.create().withIgnoreFields(List.of("/x")).config().ignoreFields());
+        List.of("/x"),
+        ParseEvents.create().withIgnoreFields(List.of("/x")).config().ignoreFields());
   }
 }

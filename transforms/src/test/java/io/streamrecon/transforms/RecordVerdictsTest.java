@@ -33,11 +33,17 @@ public class RecordVerdictsTest {
   public void recordsVerdictsWithoutDifferences() {
     String hash = "c".repeat(64);
     Verdict match =
-        Verdict.of("m", Status.MATCH, ref(Side.SOURCE, "m", hash, 1), ref(Side.TARGET, "m", hash, 2), null);
+        Verdict.of(
+            "m",
+            Status.MATCH,
+            ref(Side.SOURCE, "m", hash, 1),
+            ref(Side.TARGET, "m", hash, 2),
+            null);
     Verdict missingInTarget =
         Verdict.of("s", Status.MISSING_IN_TARGET, ref(Side.SOURCE, "s", hash, 3), null, null);
     Verdict missingInSource =
-        Verdict.of("t", Status.MISSING_IN_SOURCE, null, ref(Side.TARGET, "t", hash, 4), "d".repeat(64));
+        Verdict.of(
+            "t", Status.MISSING_IN_SOURCE, null, ref(Side.TARGET, "t", hash, 4), "d".repeat(64));
     PCollection<DeltaRecord> records =
         pipeline
             .apply(
@@ -47,16 +53,48 @@ public class RecordVerdictsTest {
     Instant zero = new Instant(0);
     PAssert.that(withoutDetectedAt(records))
         .containsInAnyOrder(
-            new DeltaRecord(match.verdictId(), null, "m", Status.MATCH, List.of(), hash, hash,
-                match.source().eventTime(), match.target().eventTime(), match.source().pointer(),
-                match.target().pointer(), zero, "run-9"),
-            new DeltaRecord(missingInTarget.verdictId(), null, "s", Status.MISSING_IN_TARGET,
-                List.of(), hash, null, missingInTarget.source().eventTime(), null,
-                missingInTarget.source().pointer(), null, zero, "run-9"),
-            new DeltaRecord(missingInSource.verdictId(), "d".repeat(64), "t",
-                Status.MISSING_IN_SOURCE, List.of(), null, hash, null,
-                missingInSource.target().eventTime(), null, missingInSource.target().pointer(),
-                zero, "run-9"));
+            new DeltaRecord(
+                match.verdictId(),
+                null,
+                "m",
+                Status.MATCH,
+                List.of(),
+                hash,
+                hash,
+                match.source().eventTime(),
+                match.target().eventTime(),
+                match.source().pointer(),
+                match.target().pointer(),
+                zero,
+                "run-9"),
+            new DeltaRecord(
+                missingInTarget.verdictId(),
+                null,
+                "s",
+                Status.MISSING_IN_TARGET,
+                List.of(),
+                hash,
+                null,
+                missingInTarget.source().eventTime(),
+                null,
+                missingInTarget.source().pointer(),
+                null,
+                zero,
+                "run-9"),
+            new DeltaRecord(
+                missingInSource.verdictId(),
+                "d".repeat(64),
+                "t",
+                Status.MISSING_IN_SOURCE,
+                List.of(),
+                null,
+                hash,
+                null,
+                missingInSource.target().eventTime(),
+                null,
+                missingInSource.target().pointer(),
+                zero,
+                "run-9"));
     pipeline.run().waitUntilFinish();
   }
 

@@ -239,6 +239,9 @@ public final class StreamRecon implements Callable<Integer> {
 
   /** A Delta Lake table exists where its transaction log does. */
   static boolean tableExists(String warehouse, String table) {
+    if (warehouse.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*") && !warehouse.startsWith("file:")) {
+      return true; // a remote store: the reader finds out, and reads a missing table as empty
+    }
     String base = warehouse.startsWith("file:") ? java.net.URI.create(warehouse).getPath() : warehouse;
     return java.nio.file.Files.isDirectory(java.nio.file.Path.of(base, table, "_delta_log"));
   }

@@ -68,6 +68,9 @@ final class CommitFiles {
         PaneInfo pane,
         OutputReceiver<DeltaLakeCommit> out) {
       List<DataFile> files = copy(group.getValue());
+      if (files.isEmpty()) {
+        return;
+      }
       DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files);
       out.output(
           new DeltaLakeCommit(
@@ -109,6 +112,9 @@ final class CommitFiles {
         OutputReceiver<EventRef> out)
         throws IOException {
       List<DataFile> files = copy(group.getValue());
+      if (files.isEmpty()) {
+        return;
+      }
       DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files);
       for (DataFile file : files) {
         for (EventRef ref : eventRefs(file, outcome.tableVersion())) {

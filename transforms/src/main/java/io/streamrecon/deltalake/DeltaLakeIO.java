@@ -182,6 +182,8 @@ public final class DeltaLakeIO {
                 .triggering(trigger)
                 .discardingFiredPanes()
                 .withAllowedLateness(Duration.ZERO)
+                // The global window's end-of-time pane would otherwise fire empty.
+                .withOnTimeBehavior(Window.OnTimeBehavior.FIRE_IF_NON_EMPTY)
                 // Hold the watermark at the earliest uncommitted element, not at the end of time.
                 .withTimestampCombiner(TimestampCombiner.EARLIEST))
         .apply("GroupDataFiles", GroupByKey.create())

@@ -161,7 +161,10 @@ public final class DeltaLakeIO {
   /** Stage 1 and the grouping of stage 2, shared by all writers. */
   static <T> PCollection<KV<String, Iterable<DataFile>>> writeAndGroup(
       PCollection<T> input, String table, WriteConfig config) {
-    PCollection<T> global = input.apply("IntoGlobalWindow", Window.<T>into(new GlobalWindows()));
+    PCollection<T> global =
+        input
+            .apply("IntoGlobalWindow", Window.<T>into(new GlobalWindows()))
+            .setCoder(input.getCoder());
     PCollection<DataFile> files =
         global
             .apply(
@@ -173,9 +176,10 @@ public final class DeltaLakeIO {
             ? DefaultTrigger.of()
             : Repeatedly.forever(
                 AfterProcessingTime.pastFirstElementInPane().plusDelayOf(config.commitInterval()));
+    KvCoder<String, DataFile> keyedCoder = KvCoder.of(StringUtf8Coder.of(), DataFile.Coder.of());
     return files
         .apply("KeyByTable", WithKeys.<String, DataFile>of(table))
-        .setCoder(KvCoder.of(StringUtf8Coder.of(), DataFile.Coder.of()))
+        .setCoder(keyedCoder)
         .apply(
             "CommitTrigger",
             Window.<KV<String, DataFile>>into(new GlobalWindows())
@@ -186,6 +190,7 @@ public final class DeltaLakeIO {
                 .withOnTimeBehavior(Window.OnTimeBehavior.FIRE_IF_NON_EMPTY)
                 // Hold the watermark at the earliest uncommitted element, not at the end of time.
                 .withTimestampCombiner(TimestampCombiner.EARLIEST))
+        .setCoder(keyedCoder)
         .apply("GroupDataFiles", GroupByKey.create())
         .setCoder(
             KvCoder.of(StringUtf8Coder.of(), IterableCoder.of(DataFile.Coder.of())));

@@ -44,7 +44,11 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
 
   @StartBundle
   public void startBundle() {
-    writer = null;
+    if (writer != null) {
+      // Left over from a bundle that failed: its files must never be committed.
+      writer.close();
+      writer = null;
+    }
   }
 
   @ProcessElement

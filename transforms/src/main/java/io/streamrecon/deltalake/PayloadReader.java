@@ -30,10 +30,11 @@ import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.hadoop.api.InitContext;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.internal.filter2.columnindex.RowRanges;
@@ -43,7 +44,6 @@ import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.Types;
 
 /**
  * Reads raw event payloads for a batch of pointers: each data file is opened once, only the {@code
@@ -179,7 +179,7 @@ final class PayloadReader {
       throws IOException {
     ColumnChunkMetaData chunk = null;
     for (ColumnChunkMetaData c : block.getColumns()) {
-      if (c.getPath().equals(org.apache.parquet.hadoop.metadata.ColumnPath.get(column.getPath()))) {
+      if (c.getPath().equals(ColumnPath.get(column.getPath()))) {
         chunk = c;
       }
     }
@@ -261,21 +261,10 @@ final class PayloadReader {
               FilterApi.eq(FilterApi.binaryColumn(SHA256), Binary.fromString(p.sha256())));
       filter = filter == null ? key : FilterApi.or(filter, key);
     }
-    MessageType projection =
-        Types.buildMessage()
-            .required(org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY)
-            .named(NATURAL_ID)
-            .required(org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY)
-            .named(SHA256)
-            .required(org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.BINARY)
-            .named(PAYLOAD)
-            .named("projection");
-    Configuration readConf = new Configuration(conf);
-    readConf.set(ReadSupport.PARQUET_READ_SCHEMA, projection.toString());
     long rows = 0;
     try (ParquetReader<Group> reader =
-        ParquetReader.builder(new GroupReadSupport(), path)
-            .withConf(readConf)
+        ParquetReader.builder(new KeyAndPayloadReadSupport(), path)
+            .withConf(conf)
             .withFilter(FilterCompat.get(filter))
             .build()) {
       listener.fileOpened();
@@ -292,6 +281,20 @@ final class PayloadReader {
       }
     }
     listener.rowsRead(rows);
+  }
+
+  /**
+   * Reads natural_id, sha256 and payload only, typed as the file declares them (another writer,
+   * an OPTIMIZE by Spark for instance, may have made them optional).
+   */
+  private static final class KeyAndPayloadReadSupport extends GroupReadSupport {
+    @Override
+    public ReadContext init(InitContext context) {
+      MessageType file = context.getFileSchema();
+      return new ReadContext(
+          new MessageType(
+              file.getName(), file.getType(NATURAL_ID), file.getType(SHA256), file.getType(PAYLOAD)));
+    }
   }
 
   /** {@link ColumnReadStoreImpl} wants converters; values are taken from the reader directly. */

@@ -32,6 +32,7 @@ import io.streamrecon.model.Verdict;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -56,6 +57,7 @@ import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TimestampedValue;
+import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -100,8 +102,9 @@ public class DeltaLakeIOTest {
   public void batchWriteEmitsPointersToCommittedRowsAtEventTime() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<Event> events = new ArrayList<>(TestEvents.events(Side.SOURCE, "s", 30, TestEvents.T0));
-    // Two event dates for the target side: two partitions.
-    events.addAll(TestEvents.events(Side.TARGET, "t", 30, TestEvents.T0.plus(Duration.standardHours(14))));
+    // The target events cross midnight (UTC): two event_date partitions.
+    Instant beforeMidnight = Instant.parse("2024-03-01T23:59:45.000Z");
+    events.addAll(TestEvents.events(Side.TARGET, "t", 30, beforeMidnight));
 
     PCollection<EventRef> refs =
         p.apply(Create.timestamped(timestamped(events)).withCoder(EventCoder.of()))
@@ -117,12 +120,32 @@ public class DeltaLakeIOTest {
               versions.forEach(v -> assertEquals("one commit in batch", 0L, (long) v));
               return null;
             });
-    // Keep the refs for the checks after the run.
-    List<EventRef> collected = CollectRefs.collect(refs);
+    // Every pointer, emitted after its commit, leads to its own event's payload.
+    PAssert.that(
+            refs.apply("Pointers", MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
+                .setCoder(PointerCoder.of())
+                .apply(DeltaLakeIO.lookup().withWarehouse(warehouse))
+                .apply("Describe", MapElements.into(TypeDescriptors.strings()).via(DeltaLakeIOTest::describe)))
+        .containsInAnyOrder(
+            events.stream()
+                .map(
+                    e ->
+                        "side="
+                            + e.side()
+                            + "/event_date="
+                            + TableLayouts.utcDate(e.eventTime())
+                            + " "
+                            + e.naturalId()
+                            + "="
+                            + new String(e.payload(), StandardCharsets.UTF_8))
+                .toList());
     p.run().waitUntilFinish();
 
     List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
     assertEquals(60, rows.size());
+    assertEquals(
+        Set.of("SOURCE 2024-03-01", "TARGET 2024-03-01", "TARGET 2024-03-02"),
+        rows.stream().map(r -> r.get("side") + " " + r.get("event_date")).collect(Collectors.toSet()));
     Map<String, Event> byId = events.stream().collect(Collectors.toMap(Event::naturalId, e -> e));
     for (Map<String, Object> row : rows) {
       Event e = byId.get((String) row.get("natural_id"));
@@ -137,42 +160,16 @@ public class DeltaLakeIOTest {
       assertEquals("run-1", row.get("run_id"));
     }
 
-    // Every pointer leads to its own event's payload.
-    List<Pointer> pointers = CollectRefs.get(collected).stream().map(EventRef::pointer).toList();
-    assertEquals(60, pointers.size());
-    Map<Pointer, byte[]> payloads =
-        new PayloadReader(new org.apache.hadoop.conf.Configuration(), warehouse)
-            .read(pointers, new PayloadReaderTest.Counts());
-    for (Pointer ptr : pointers) {
-      assertArrayEquals(byId.get(ptr.naturalId()).payload(), payloads.get(ptr));
-      assertTrue(ptr.dataFile().startsWith("side=" + ptr.side() + "/event_date="));
-    }
   }
 
-  /** Collects EventRefs of a pipeline run into a static list (DirectRunner runs in this JVM). */
-  static final class CollectRefs extends DoFn<EventRef, Void> {
-    private static final Map<String, List<EventRef>> RESULTS = new java.util.concurrent.ConcurrentHashMap<>();
-    private final String key;
-
-    private CollectRefs(String key) {
-      this.key = key;
-    }
-
-    static List<EventRef> collect(PCollection<EventRef> refs) {
-      String key = java.util.UUID.randomUUID().toString();
-      RESULTS.put(key, java.util.Collections.synchronizedList(new ArrayList<>()));
-      refs.apply("Collect", ParDo.of(new CollectRefs(key)));
-      return List.of(new EventRef(Side.SOURCE, key, new Instant(0), "k", new Pointer(0, "k", 0, Side.SOURCE, key, "k")));
-    }
-
-    static List<EventRef> get(List<EventRef> handle) {
-      return new ArrayList<>(RESULTS.get(handle.get(0).naturalId()));
-    }
-
-    @ProcessElement
-    public void process(@Element EventRef ref) {
-      RESULTS.get(key).add(ref);
-    }
+  /** The partition directory of a looked-up pointer, its natural id and the payload found. */
+  private static String describe(StoredPayload stored) {
+    String file = stored.pointer().dataFile();
+    return file.substring(0, file.lastIndexOf('/'))
+        + " "
+        + stored.pointer().naturalId()
+        + "="
+        + new String(stored.payload(), StandardCharsets.UTF_8);
   }
 
   @Test
@@ -286,7 +283,7 @@ public class DeltaLakeIOTest {
     // One element holding all pointers, expanded in one bundle.
     PCollection<StoredPayload> payloads =
         p.apply(Create.of(List.of(pointers)).withCoder(ListCoder.of(PointerCoder.of())))
-            .apply("Expand", FlatMapElements.into(org.apache.beam.sdk.values.TypeDescriptor.of(Pointer.class)).via((List<Pointer> l) -> l))
+            .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Pointer.class)).via((List<Pointer> l) -> l))
             .setCoder(PointerCoder.of())
             .apply(DeltaLakeIO.lookup().withWarehouse(warehouse));
     Map<String, String> expected = new HashMap<>();
@@ -313,7 +310,7 @@ public class DeltaLakeIOTest {
     List<EventRef> refs = RawEventsFixture.commit(warehouse, "app", 0, events);
     RawEventsFixture.commit(warehouse, "app", 1, TestEvents.events(Side.SOURCE, "z", 10, TestEvents.T0));
     List<Event> reordered = new ArrayList<>(events);
-    java.util.Collections.reverse(reordered);
+    Collections.reverse(reordered);
     RawEventsFixture.compact(warehouse, List.of(refs.get(0).pointer().dataFile()), reordered);
 
     Pointer stale = refs.get(2).pointer();
@@ -365,7 +362,7 @@ public class DeltaLakeIOTest {
 
     PCollection<PayloadPair> pairs =
         p.apply(Create.of(List.of(mismatches)).withCoder(ListCoder.of(VerdictCoder.of())))
-            .apply("Expand", FlatMapElements.into(org.apache.beam.sdk.values.TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
+            .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
             .setCoder(VerdictCoder.of())
             .apply(DeltaLakeIO.fetchPayloads().withWarehouse(warehouse));
     PAssert.that(

@@ -120,10 +120,14 @@ public class DeltaLakeSparkReadTest {
             .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
+            // Delta rebuilds table state with 50 tasks by default; these tables are tiny.
+            .config("spark.databricks.delta.snapshotPartitions", "2")
             .config("spark.sql.adaptive.enabled", "false")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
+            // Lets the test VACUUM with zero retention.
+            .config("spark.databricks.delta.retentionDurationCheck.enabled", "false")
             .getOrCreate();
   }
 
@@ -270,6 +274,48 @@ public class DeltaLakeSparkReadTest {
     long filesRead = scannedFiles(one);
     assertEquals("only the r- file can hold r-00007", 1, filesRead);
     assertThat(filesRead, lessThan((long) totalFiles));
+  }
+
+  @Test
+  public void pointersSurviveSparkOptimizeAndVacuum() throws Exception {
+    String compacted = TMP.newFolder("compacted").getPath();
+    List<EventRef> refs = new ArrayList<>();
+    List<Event> events = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      List<Event> batch = TestEvents.events(Side.SOURCE, "o" + i, 10, TestEvents.T0);
+      events.addAll(batch);
+      refs.addAll(RawEventsFixture.commit(compacted, "optimize-test", i, batch));
+    }
+    String table = compacted + "/" + DeltaLakeIO.RAW_EVENTS;
+    spark.sql("OPTIMIZE delta.`" + table + "`").collectAsList();
+    spark.sql("VACUUM delta.`" + table + "` RETAIN 0 HOURS").collectAsList();
+    assertEquals("OPTIMIZE merged the three files", 1, table(compacted, DeltaLakeIO.RAW_EVENTS).inputFiles().length);
+    List<Pointer> stale = List.of(refs.get(2).pointer(), refs.get(15).pointer(), refs.get(29).pointer());
+    for (Pointer p : stale) {
+      assertEquals(p.describe(), false, new java.io.File(table + "/" + p.dataFile()).exists());
+    }
+
+    PayloadReaderTest.Counts counts = new PayloadReaderTest.Counts();
+    Map<Pointer, byte[]> payloads =
+        new PayloadReader(new org.apache.hadoop.conf.Configuration(), compacted).read(stale, counts);
+    assertEquals(3, counts.fallbacks);
+    assertEquals("one open of the merged file", 1, counts.opens);
+    for (Pointer p : stale) {
+      Event e = events.stream().filter(x -> x.naturalId().equals(p.naturalId())).findFirst().orElseThrow();
+      assertArrayEquals(e.payload(), payloads.get(p));
+    }
+
+    // Our plain reader reads the file Spark wrote, too.
+    List<Map<String, Object>> rows = DeltaLakeTables.findRawEvents(compacted, "o1-00004");
+    assertEquals(1, rows.size());
+    Event e = events.get(14);
+    assertEquals(e.eventTime(), rows.get(0).get("event_time"));
+    assertEquals(new String(e.payload(), StandardCharsets.UTF_8), rows.get(0).get("payload"));
+    assertEquals(30, DeltaLakeTables.readRows(compacted, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
+  private static Dataset<Row> table(String warehouseRoot, String name) {
+    return spark.read().format("delta").load(warehouseRoot + "/" + name);
   }
 
   /** The "number of files read" metric of the executed scan. */

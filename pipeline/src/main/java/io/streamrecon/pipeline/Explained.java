@@ -39,7 +39,26 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
   }
 
   String header() {
-    return side + " event " + metadata;
+    Object partition = metadata.get("origin_partition");
+    String origin =
+        partition == null
+            ? metadata.get("origin_stream") + ":" + metadata.get("origin_offset")
+            : metadata.get("origin_stream") + "/" + partition + "@" + metadata.get("origin_offset");
+    return side
+        + " event at "
+        + metadata.get("event_time")
+        + ", sha256 "
+        + metadata.get("sha256")
+        + "\n  from "
+        + origin
+        + ", ingested "
+        + metadata.get("ingest_time")
+        + " by run "
+        + metadata.get("run_id")
+        + "\n  stored in raw_events/"
+        + metadata.get("_data_file")
+        + " row "
+        + metadata.get("_row_index");
   }
 
   String prettyPayload() {

@@ -125,7 +125,10 @@ public final class StreamRecon implements Callable<Integer> {
         default -> throw new IllegalArgumentException(
             "show: unknown table '" + table + "': use deltas, dead-letters or late-events");
       }
-      requireTable(warehouse, name);
+      // A run writes late_events or dead_letters only when it has some: an absent table is empty.
+      if (!tableExists(warehouse, DeltaLakeIO.RAW_EVENTS)) {
+        requireTable(warehouse, name);
+      }
       PrintWriter out = stdout();
       switch (name) {
         case DeltaLakeIO.DELTAS -> DeltaLakeTables.readDeltas(warehouse)
@@ -160,7 +163,15 @@ public final class StreamRecon implements Callable<Integer> {
         throw new IllegalArgumentException(
             "explain: no stored event has natural id '" + naturalId + "' in " + warehouse);
       }
-      out.println("natural id " + naturalId + ": " + rows.size() + " stored event(s)");
+      out.println(
+          "natural id "
+              + naturalId
+              + ": "
+              + rows.size()
+              + " stored event(s); raw_events is at table version "
+              + DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS)
+              + ", deltas at "
+              + DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.DELTAS));
       JsonNode latestSource = null;
       JsonNode latestTarget = null;
       for (Map<String, Object> row : Explained.sorted(rows)) {

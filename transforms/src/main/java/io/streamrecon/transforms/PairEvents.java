@@ -13,7 +13,9 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
@@ -21,7 +23,6 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.joda.time.Duration;
 
 /**
@@ -51,7 +52,8 @@ import org.joda.time.Duration;
  * watermark passes {@code t0 + timeout}. {@link Expiry#PROCESSING_TIME} expires it a {@link
  * #withProcessingGrace grace} of wall-clock time after the key's last event, for runners that
  * reject event-time timers (Spark streaming); the watermark is then unreadable, so no event is
- * routed to {@link #LATE}.
+ * routed to {@link #LATE}. It needs an unbounded input: runners need not fire processing-time
+ * timers after a bounded input ends (the DirectRunner does not), which would leave entries open.
  *
  * <p>Metrics in namespace {@value #METRIC_NAMESPACE}: {@code match}, {@code mismatch}, {@code
  * missing_in_target}, {@code missing_in_source}, {@code duplicate}, {@code superseded}, {@code
@@ -154,7 +156,11 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
             settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace()));
   }
 
-  /** Which clock expires an entry. Default {@link Expiry#EVENT_TIME}. */
+  /**
+   * Which clock expires an entry. Default {@link Expiry#EVENT_TIME}. {@link
+   * Expiry#PROCESSING_TIME} is for runners that reject event-time timers (Spark streaming); it
+   * needs an unbounded input and turns lateness detection off.
+   */
   public PairEvents withExpiry(Expiry expiry) {
     Objects.requireNonNull(expiry, "expiry");
     return new PairEvents(
@@ -197,12 +203,33 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   }
 
   @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("timeout", getTimeout()).withLabel("Pairing timeout"))
+        .add(DisplayData.item("expiry", getExpiry().name()).withLabel("Expiry clock"))
+        .add(
+            getExpiry() == Expiry.EVENT_TIME
+                ? DisplayData.item("allowedLateness", getAllowedLateness())
+                    .withLabel("Allowed lateness")
+                : DisplayData.item("processingGrace", getProcessingGrace())
+                    .withLabel("Processing-time grace"));
+  }
+
+  @Override
   public PCollectionTuple expand(PCollection<EventRef> input) {
     WindowFn<?, ?> windowFn = input.getWindowingStrategy().getWindowFn();
     if (!(windowFn instanceof GlobalWindows)) {
       throw new IllegalArgumentException(
           "PairEvents needs input in the global window (an entry spans window boundaries), got "
               + windowFn);
+    }
+    if (getExpiry() == Expiry.PROCESSING_TIME && input.isBounded() == PCollection.IsBounded.BOUNDED) {
+      // Runners need not fire processing-time timers once a bounded input is done (the
+      // DirectRunner does not), so entries open at the end would never report MISSING.
+      throw new IllegalArgumentException(
+          "expiry PROCESSING_TIME needs an unbounded input: with a bounded one, entries still open"
+              + " at its end would never expire; use EVENT_TIME");
     }
     PairingRules rules = new PairingRules(getTimeout());
     PairEventsFn fn =

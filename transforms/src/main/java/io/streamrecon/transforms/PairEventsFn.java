@@ -61,10 +61,6 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
   private static final Counter ENTRIES_CLOSED = counter(PairEvents.METRIC_ENTRIES_CLOSED);
   private static final Counter STALE_TIMER_FIRINGS = counter(PairEvents.METRIC_STALE_TIMER_FIRINGS);
 
-  @StateId(ENTRY_STATE)
-  private final StateSpec<ValueState<PairingEntry>> entrySpec =
-      StateSpecs.value(PairingEntryCoder.of());
-
   final PairingRules rules;
 
   PairEventsFn(PairingRules rules) {
@@ -191,6 +187,11 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
   static final class EventTimeExpiry extends PairEventsFn {
     private static final long serialVersionUID = 1L;
 
+    // Beam lets a method use state only from the class that declares it, hence once per subclass.
+    @StateId(ENTRY_STATE)
+    private final StateSpec<ValueState<PairingEntry>> entrySpec =
+        StateSpecs.value(PairingEntryCoder.of());
+
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
@@ -246,6 +247,11 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
    */
   static final class ProcessingTimeExpiry extends PairEventsFn {
     private static final long serialVersionUID = 1L;
+
+    // Beam lets a method use state only from the class that declares it, hence once per subclass.
+    @StateId(ENTRY_STATE)
+    private final StateSpec<ValueState<PairingEntry>> entrySpec =
+        StateSpecs.value(PairingEntryCoder.of());
 
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);

@@ -11,11 +11,13 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.testing.TestStream;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -63,6 +65,17 @@ final class PairFixtures {
   /** The element as ParseEvents emits it: timestamped with its event time. */
   static TimestampedValue<EventRef> at(EventRef event) {
     return TimestampedValue.of(event, event.eventTime());
+  }
+
+  /** {@code stream} with {@code events} added as one bundle, each at its event time. */
+  @SuppressWarnings("unchecked")
+  static TestStream.Builder<EventRef> addAll(
+      TestStream.Builder<EventRef> stream, List<EventRef> events) {
+    TimestampedValue<EventRef>[] rest = new TimestampedValue[events.size() - 1];
+    for (int i = 1; i < events.size(); i++) {
+      rest[i - 1] = at(events.get(i));
+    }
+    return stream.addElements(at(events.get(0)), rest);
   }
 
   /** What makes a verdict, without pointers: used to compare verdict sets. */

@@ -57,7 +57,8 @@ public class KafkaStreamingTest {
                   "--runner=DirectRunner",
                   "--runId=kafka-it",
                   "--kafkaProperties=group.id=it-" + UUID.randomUUID(),
-                  "--kafkaMaxOutOfOrderness=1s",
+                  // The scenario's streams are out of order by up to ~30 s (new versions, swaps).
+                  "--kafkaMaxOutOfOrderness=60s",
                   "--commitInterval=1s",
                   "--progressInterval=0s")
               .as(ReconcileOptions.class);
@@ -75,6 +76,10 @@ public class KafkaStreamingTest {
                     && tableHas(warehouse, "dead_letters")
                     && DeltaLakeTables.readDeadLetters(warehouse.toString()).size()
                         >= expectedDeadLetters);
+        assertEquals(
+            "nothing is late before the late phase",
+            List.of(),
+            DeltaLakeTables.readLateEvents(warehouse.toString()));
         scenario.assertExpected(warehouse);
         assertEquals(
             expectedDeadLetters, DeltaLakeTables.readDeadLetters(warehouse.toString()).size());
@@ -96,6 +101,8 @@ public class KafkaStreamingTest {
         Summary summary = Summary.of(result);
         assertEquals(
             g.sourceLines().size() + g.targetLines().size() + 1 + LATE.size(), summary.input());
+        assertEquals(LATE.size(), summary.get("late"));
+        assertTrue(summary.format(), summary.addsUp());
       } finally {
         result.cancel();
         result.waitUntilFinish(Duration.standardSeconds(30));

@@ -68,6 +68,7 @@ public class SparkRunnerScenarioTest {
                   "--runner=SparkRunner",
                   "--sparkMaster=local[2]",
                   "--batchIntervalMillis=1000",
+                  "--kafkaMaxOutOfOrderness=60s",
                   "--processingGrace=5s",
                   "--commitInterval=1s",
                   "--kafkaProperties=group.id=spark-" + UUID.randomUUID(),

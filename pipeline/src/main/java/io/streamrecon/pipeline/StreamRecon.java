@@ -274,10 +274,12 @@ public final class StreamRecon implements Callable<Integer> {
     return oneLine(new IllegalArgumentException(message));
   }
 
+  /** The first option error in the chain (its message is for the user), else the root cause. */
   static Throwable rootCause(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t && !(t instanceof IllegalArgumentException
-        && t.getMessage() != null)) {
+    while (!(t instanceof IllegalArgumentException && t.getMessage() != null)
+        && t.getCause() != null
+        && t.getCause() != t) {
       t = t.getCause();
     }
     return t;

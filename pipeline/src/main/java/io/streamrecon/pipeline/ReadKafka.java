@@ -151,7 +151,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return input
         .apply("ReadTopic", read)
-        .apply("ToRawInput", ParDo.of(new ToRawInputFn(side)))
+        .apply("ConvertToRawInput", ParDo.of(new ToRawInputFn(side)))
         .setCoder(ModelCoders.RawInputCoder.of());
   }
 

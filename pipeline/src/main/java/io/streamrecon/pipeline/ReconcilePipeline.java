@@ -64,6 +64,7 @@ public final class ReconcilePipeline {
         PCollectionList.of(source)
             .and(target)
             .apply("MergeSides", Flatten.pCollections())
+            .setCoder(ModelCoders.RawInputCoder.of())
             .apply(
                 "ParseEvents",
                 ParseEvents.create()

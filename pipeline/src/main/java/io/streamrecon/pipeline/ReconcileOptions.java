@@ -62,8 +62,10 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setTimeout(String value);
 
-  @Description("How far behind the watermark an event may be before it counts as late")
-  @Default.String("0s")
+  @Description(
+      "How far behind the watermark an event may be before it counts as late (empty = the timeout:"
+          + " an event later than that has missed its partner's entry anyway)")
+  @Default.String("")
   String getAllowedLateness();
 
   void setAllowedLateness(String value);
@@ -140,7 +142,7 @@ public interface ReconcileOptions extends StreamingOptions {
   void setKafkaMaxReadTime(String value);
 
   @Description("Largest accepted event in bytes; larger inputs become dead letters")
-  @Default.Integer(1 << 20)
+  @Default.Integer(io.streamrecon.json.ParseConfig.DEFAULT_MAX_EVENT_BYTES)
   int getMaxEventBytes();
 
   void setMaxEventBytes(int value);

@@ -73,7 +73,11 @@ public record ReconcileSettings(
     }
     List<String> ignoreFields = pointers("ignoreFields", o.getIgnoreFields());
     Duration timeout = DurationParser.parseAtLeast("timeout", o.getTimeout(), Duration.millis(1));
-    Duration lateness = DurationParser.parse("allowedLateness", o.getAllowedLateness());
+    // Blank means the timeout, as PairEvents defaults it: see PairEvents#withAllowedLateness.
+    Duration lateness =
+        o.getAllowedLateness() == null || o.getAllowedLateness().isBlank()
+            ? timeout
+            : DurationParser.parse("allowedLateness", o.getAllowedLateness());
     ExpiryClock expiry = expiry(o);
     Duration grace =
         o.getProcessingGrace() == null || o.getProcessingGrace().isBlank()

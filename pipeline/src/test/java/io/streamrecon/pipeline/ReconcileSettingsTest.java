@@ -38,7 +38,7 @@ public class ReconcileSettingsTest {
     assertEquals("/eventTime", s.timeField());
     assertEquals(List.of(), s.ignoreFields());
     assertEquals(Duration.standardMinutes(10), s.timeout());
-    assertEquals(Duration.ZERO, s.allowedLateness());
+    assertEquals("allowed lateness defaults to the timeout", s.timeout(), s.allowedLateness());
     assertEquals(ExpiryClock.EVENT, s.expiry());
     assertFalse(s.emitMatches());
     assertThat(s.runId(), startsWith("run-"));

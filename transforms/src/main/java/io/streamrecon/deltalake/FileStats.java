@@ -1,5 +1,7 @@
 package io.streamrecon.deltalake;
 
+import io.streamrecon.json.CanonicalJson;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -157,18 +159,7 @@ final class FileStats {
    * {@link String#compareTo} orders UTF-16 units, which differs above U+FFFF).
    */
   static int compareCodePoints(String a, String b) {
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int ca = a.codePointAt(i);
-      int cb = b.codePointAt(j);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
-      }
-      i += Character.charCount(ca);
-      j += Character.charCount(cb);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
+    return CanonicalJson.compareCodePoints(a, b);
   }
 
   // ------------------------------------------------------------------ reading stats back

@@ -1,6 +1,5 @@
 package io.streamrecon.deltalake;
 
-import io.streamrecon.model.EventRef;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Status;
@@ -58,16 +57,25 @@ final class ReadPayloads {
     }
   }
 
-  /** Pointer to its stored payload. */
-  static final class LookupFn extends DoFn<Pointer, StoredPayload> {
+  /**
+   * Holds a bundle's elements and reads every payload they point to in one {@link PayloadReader}
+   * call at the end of the bundle, so a data file is opened once per bundle, not once per element.
+   */
+  abstract static class BatchedReadFn<InT, OutT> extends DoFn<InT, OutT> {
     private final String warehouse;
     private transient PayloadReader reader;
     private transient CountingListener listener;
-    private transient List<Held<Pointer>> held;
+    private transient List<Held<InT>> held;
 
-    LookupFn(String warehouse) {
+    BatchedReadFn(String warehouse) {
       this.warehouse = warehouse;
     }
+
+    /** The pointers whose payloads {@link #assemble} needs; may reject the element. */
+    abstract List<Pointer> pointersOf(InT element);
+
+    /** The output for an element, given every payload read in its bundle. */
+    abstract OutT assemble(InT element, Map<Pointer, byte[]> payloads);
 
     @Setup
     public void setup() {
@@ -81,57 +89,9 @@ final class ReadPayloads {
     }
 
     @ProcessElement
-    public void process(@Element Pointer pointer, @Timestamp Instant timestamp, BoundedWindow window) {
-      held.add(new Held<>(pointer, timestamp, window));
-    }
-
-    @FinishBundle
-    public void finishBundle(FinishBundleContext context) throws IOException {
-      if (held.isEmpty()) {
-        return;
-      }
-      Map<Pointer, byte[]> payloads =
-          reader.read(held.stream().map(Held::value).toList(), listener);
-      for (Held<Pointer> h : held) {
-        context.output(new StoredPayload(h.value(), payloads.get(h.value())), h.timestamp(), h.window());
-      }
-      held = new ArrayList<>();
-    }
-  }
-
-  /** MISMATCH verdict to the verdict with both payloads. */
-  static final class FetchFn extends DoFn<Verdict, PayloadPair> {
-    private final String warehouse;
-    private transient PayloadReader reader;
-    private transient CountingListener listener;
-    private transient List<Held<Verdict>> held;
-
-    FetchFn(String warehouse) {
-      this.warehouse = warehouse;
-    }
-
-    @Setup
-    public void setup() {
-      reader = new PayloadReader(new Configuration(), warehouse);
-      listener = new CountingListener();
-    }
-
-    @StartBundle
-    public void startBundle() {
-      held = new ArrayList<>();
-    }
-
-    @ProcessElement
-    public void process(@Element Verdict verdict, @Timestamp Instant timestamp, BoundedWindow window) {
-      if (verdict.source() == null || verdict.target() == null) {
-        throw new IllegalArgumentException(
-            "fetchPayloads needs both sides, got a "
-                + verdict.status()
-                + " verdict for "
-                + verdict.naturalId()
-                + (verdict.status() == Status.MISMATCH ? "" : " (only MISMATCH verdicts need payloads)"));
-      }
-      held.add(new Held<>(verdict, timestamp, window));
+    public void process(@Element InT element, @Timestamp Instant timestamp, BoundedWindow window) {
+      pointersOf(element); // fail on a bad element now, not at the end of the bundle
+      held.add(new Held<>(element, timestamp, window));
     }
 
     @FinishBundle
@@ -140,24 +100,59 @@ final class ReadPayloads {
         return;
       }
       List<Pointer> pointers = new ArrayList<>(2 * held.size());
-      for (Held<Verdict> h : held) {
-        pointers.add(pointerOf(h.value().source()));
-        pointers.add(pointerOf(h.value().target()));
+      for (Held<InT> h : held) {
+        pointers.addAll(pointersOf(h.value()));
       }
       Map<Pointer, byte[]> payloads = reader.read(pointers, listener);
-      for (Held<Verdict> h : held) {
-        Verdict v = h.value();
-        context.output(
-            new PayloadPair(
-                v, payloads.get(pointerOf(v.source())), payloads.get(pointerOf(v.target()))),
-            h.timestamp(),
-            h.window());
+      for (Held<InT> h : held) {
+        context.output(assemble(h.value(), payloads), h.timestamp(), h.window());
       }
       held = new ArrayList<>();
     }
+  }
 
-    private static Pointer pointerOf(EventRef ref) {
-      return ref.pointer();
+  /** Pointer to its stored payload. */
+  static final class LookupFn extends BatchedReadFn<Pointer, StoredPayload> {
+    LookupFn(String warehouse) {
+      super(warehouse);
+    }
+
+    @Override
+    List<Pointer> pointersOf(Pointer pointer) {
+      return List.of(pointer);
+    }
+
+    @Override
+    StoredPayload assemble(Pointer pointer, Map<Pointer, byte[]> payloads) {
+      return new StoredPayload(pointer, payloads.get(pointer));
+    }
+  }
+
+  /** MISMATCH verdict to the verdict with both payloads. */
+  static final class FetchFn extends BatchedReadFn<Verdict, PayloadPair> {
+    FetchFn(String warehouse) {
+      super(warehouse);
+    }
+
+    @Override
+    List<Pointer> pointersOf(Verdict verdict) {
+      if (verdict.source() == null || verdict.target() == null) {
+        throw new IllegalArgumentException(
+            "fetchPayloads needs both sides, got a "
+                + verdict.status()
+                + " verdict for "
+                + verdict.naturalId()
+                + (verdict.status() == Status.MISMATCH ? "" : " (only MISMATCH verdicts need payloads)"));
+      }
+      return List.of(verdict.source().pointer(), verdict.target().pointer());
+    }
+
+    @Override
+    PayloadPair assemble(Verdict verdict, Map<Pointer, byte[]> payloads) {
+      return new PayloadPair(
+          verdict,
+          payloads.get(verdict.source().pointer()),
+          payloads.get(verdict.target().pointer()));
     }
   }
 }

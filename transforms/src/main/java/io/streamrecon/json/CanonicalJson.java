@@ -120,7 +120,7 @@ public final class CanonicalJson {
   }
 
   /** Orders strings by Unicode code point, unpaired surrogates counting as their own value. */
-  static int compareCodePoints(String a, String b) {
+  public static int compareCodePoints(String a, String b) {
     int i = 0;
     int j = 0;
     while (i < a.length() && j < b.length()) {

@@ -127,12 +127,13 @@ public final class Generator {
         long arrivalT = t + delay(r);
         long eventTime = t;
         if (kind == Kind.LATE) {
-          // Late for a reader that processes file i of both sides in micro-batch i: its watermark
-          // there is at least the start of file i-1 minus disorder and delay.
+          // Late for a reader that processes file i of both sides in micro-batch i. Spark (3.4+)
+          // drops late rows against the watermark of the batch before, which is at least the
+          // start of file i-2 minus disorder and delay.
           int first = Writers.chunkOf(bounds, Math.min(arrivalS, arrivalT));
           int last = Writers.chunkOf(bounds, Math.max(arrivalS, arrivalT));
-          if (first >= 1 && last + 1 < bounds.length) {
-            eventTime = t - (bounds[last + 1] - bounds[first - 1] + lateSlack);
+          if (first >= 2 && last + 1 < bounds.length) {
+            eventTime = t - (bounds[last + 1] - bounds[first - 2] + lateSlack);
           } else {
             kind = Kind.MATCH;
           }

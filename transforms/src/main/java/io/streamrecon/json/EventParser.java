@@ -1,0 +1,246 @@
+package io.streamrecon.json;
+
+import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamrecon.model.Event;
+import io.streamrecon.model.RawInput;
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.time.OffsetDateTime;
+import java.time.chrono.IsoChronology;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.joda.time.Instant;
+
+/**
+ * Turns one {@link RawInput} into an {@link Event} (SPEC §2), or says in an {@link
+ * InvalidEventException} why it cannot. Plain and serializable so that a DoFn can carry it.
+ *
+ * <p>Rules, in the order they are checked:
+ *
+ * <ol>
+ *   <li>The input is at most {@link ParseConfig#maxEventBytes()} bytes, strict UTF-8, and exactly
+ *       one JSON object within the limits of {@link JsonSupport} (no duplicate keys).
+ *   <li>Natural id: each key field must hold a non-blank string (taken as is) or a number (taken as
+ *       its canonical text, so {@code 42}, {@code 42.0} and {@code "42"} pair). Missing, null,
+ *       boolean, object, array, empty or blank string, or a string with an unpaired surrogate
+ *       (which UTF-8 storage could not keep) is rejected. With several key fields the id is the
+ *       canonical JSON array of the parts as strings, e.g. {@code ["acme","42"]}, which no two
+ *       different part lists share.
+ *   <li>Event time: an ISO-8601 date-time with an offset ({@code 2026-01-01T00:00:00Z}, {@code
+ *       2026-01-01T02:00:00.123+02:00}; {@code +0200} and {@code +02} are accepted too) or an
+ *       integral number of epoch milliseconds; sub-millisecond digits are truncated. A date-time
+ *       without offset, any other string, a fraction of a millisecond as a number, or any other
+ *       type is rejected. An empty time field takes the record's own time. The time must lie in
+ *       years 0001..9999 (what Delta Lake and Spark timestamps hold).
+ *   <li>The ignored fields are removed, then the canonical SHA-256 is computed. The event keeps the
+ *       payload bytes exactly as received.
+ * </ol>
+ */
+public final class EventParser implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** 0001-01-01T00:00:00Z. */
+  static final long MIN_EVENT_MILLIS = -62135596800000L;
+
+  /** 9999-12-31T23:59:59.999Z. */
+  static final long MAX_EVENT_MILLIS = 253402300799999L;
+
+  private static final DateTimeFormatter ISO_WITH_OFFSET =
+      new DateTimeFormatterBuilder()
+          .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
+          // Z, +02:00 (ISO extended), +0200 (ISO basic) or +02; the first that fits wins.
+          .optionalStart()
+          .appendOffset("+HH:MM:ss", "Z")
+          .optionalEnd()
+          .optionalStart()
+          .appendOffset("+HHMM", "Z")
+          .optionalEnd()
+          .optionalStart()
+          .appendOffset("+HH", "Z")
+          .optionalEnd()
+          .toFormatter(Locale.ROOT)
+          .withChronology(IsoChronology.INSTANCE)
+          .withResolverStyle(ResolverStyle.STRICT);
+
+  private final ParseConfig config;
+  private transient List<JsonPointer> keyPointers;
+  private transient JsonPointer timePointer;
+  private transient List<JsonPointer> ignorePointers;
+
+  public EventParser(ParseConfig config) {
+    if (config == null) {
+      throw new IllegalArgumentException("config must not be null");
+    }
+    this.config = config;
+  }
+
+  public ParseConfig config() {
+    return config;
+  }
+
+  /** The event for one input, or an exception whose message never quotes the payload. */
+  public Event parse(RawInput input) throws InvalidEventException {
+    byte[] bytes = input.bytes();
+    if (bytes.length > config.maxEventBytes()) {
+      throw new InvalidEventException(
+          "event is "
+              + bytes.length
+              + " bytes, more than maxEventBytes ("
+              + config.maxEventBytes()
+              + ")");
+    }
+    compilePointers();
+    try {
+      ObjectNode root = JsonSupport.parseObject(bytes);
+      String naturalId = naturalId(root);
+      Instant eventTime = eventTime(root, input.recordTime());
+      CanonicalJson.removeInPlace(root, ignorePointers);
+      String sha256 = CanonicalJson.sha256(root);
+      return new Event(input.side(), naturalId, eventTime, sha256, bytes, input.origin());
+    } catch (RuntimeException e) {
+      // A bug must not lose the input: it becomes a dead letter that can be replayed. Only the
+      // type is reported; the message of an unknown exception might quote the input.
+      throw new InvalidEventException(
+          "internal error while parsing (" + e.getClass().getName() + ")");
+    }
+  }
+
+  private void compilePointers() {
+    if (keyPointers == null) {
+      List<JsonPointer> keys = new ArrayList<>();
+      for (String field : config.keyFields()) {
+        keys.add(JsonSupport.pointer("keyFields", field));
+      }
+      List<JsonPointer> ignore = new ArrayList<>();
+      for (String field : config.ignoreFields()) {
+        ignore.add(JsonSupport.pointer("ignoreFields", field));
+      }
+      timePointer =
+          config.timeField().isEmpty()
+              ? null
+              : JsonSupport.pointer("timeField", config.timeField());
+      ignorePointers = List.copyOf(ignore);
+      keyPointers = List.copyOf(keys);
+    }
+  }
+
+  private String naturalId(ObjectNode root) throws InvalidEventException {
+    List<String> keyFields = config.keyFields();
+    if (keyFields.size() == 1) {
+      return idPart(root, keyFields.get(0), keyPointers.get(0));
+    }
+    StringBuilder sb = new StringBuilder("[");
+    for (int i = 0; i < keyFields.size(); i++) {
+      if (i > 0) {
+        sb.append(',');
+      }
+      CanonicalJson.writeString(idPart(root, keyFields.get(i), keyPointers.get(i)), sb);
+    }
+    return sb.append(']').toString();
+  }
+
+  private static String idPart(ObjectNode root, String field, JsonPointer pointer)
+      throws InvalidEventException {
+    JsonNode value = root.at(pointer);
+    String prefix = "keyField " + field + " ";
+    if (value.isMissingNode()) {
+      throw new InvalidEventException(prefix + "is missing");
+    }
+    if (value.isNumber()) {
+      return CanonicalJson.canonicalNumber(value);
+    }
+    if (value.isTextual()) {
+      String text = value.textValue();
+      if (text.isEmpty()) {
+        throw new InvalidEventException(prefix + "is an empty string");
+      }
+      if (text.isBlank()) {
+        throw new InvalidEventException(prefix + "is blank (only whitespace)");
+      }
+      if (hasUnpairedSurrogate(text)) {
+        throw new InvalidEventException(
+            prefix + "contains an unpaired surrogate (\\uD800-\\uDFFF escape), not valid text");
+      }
+      return text;
+    }
+    throw new InvalidEventException(
+        prefix
+            + "is "
+            + JsonSupport.describeType(value.getNodeType())
+            + "; a natural id must be a string or a number");
+  }
+
+  private Instant eventTime(ObjectNode root, Instant recordTime) throws InvalidEventException {
+    if (timePointer == null) {
+      return inRange(recordTime.getMillis(), "the record time (timeField is empty)");
+    }
+    JsonNode value = root.at(timePointer);
+    String prefix = "timeField " + config.timeField() + " ";
+    if (value.isMissingNode()) {
+      throw new InvalidEventException(prefix + "is missing");
+    }
+    if (value.isTextual()) {
+      long millis;
+      try {
+        millis =
+            OffsetDateTime.parse(value.textValue(), ISO_WITH_OFFSET).toInstant().toEpochMilli();
+      } catch (DateTimeParseException | ArithmeticException e) {
+        throw new InvalidEventException(
+            prefix
+                + "is not an ISO-8601 date-time with offset such as 2026-01-01T00:00:00Z"
+                + " or 2026-01-01T02:00:00+02:00");
+      }
+      return inRange(millis, prefix.trim());
+    }
+    if (value.isNumber()) {
+      BigDecimal millis = CanonicalJson.decimalValue(value);
+      // Range first: it bounds the magnitude before any digit work on numbers such as 1e999999999.
+      if (millis.compareTo(BigDecimal.valueOf(MIN_EVENT_MILLIS)) < 0
+          || millis.compareTo(BigDecimal.valueOf(MAX_EVENT_MILLIS)) > 0) {
+        throw new InvalidEventException(prefix + outOfRange());
+      }
+      if (millis.signum() != 0 && millis.stripTrailingZeros().scale() > 0) {
+        throw new InvalidEventException(
+            prefix + "is a number with a fraction; epoch milliseconds must be integral");
+      }
+      return new Instant(millis.longValueExact());
+    }
+    throw new InvalidEventException(
+        prefix
+            + "is "
+            + JsonSupport.describeType(value.getNodeType())
+            + "; expected an ISO-8601 string with offset or epoch milliseconds");
+  }
+
+  private static Instant inRange(long millis, String what) throws InvalidEventException {
+    if (millis < MIN_EVENT_MILLIS || millis > MAX_EVENT_MILLIS) {
+      throw new InvalidEventException(what + " " + outOfRange());
+    }
+    return new Instant(millis);
+  }
+
+  private static String outOfRange() {
+    return "is outside the supported range 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z";
+  }
+
+  private static boolean hasUnpairedSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

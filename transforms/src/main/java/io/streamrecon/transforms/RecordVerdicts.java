@@ -1,0 +1,76 @@
+package io.streamrecon.transforms;
+
+import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.Status;
+import io.streamrecon.model.Verdict;
+import java.util.List;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Instant;
+
+/**
+ * Turns verdicts that need no diff (MATCH, MISSING_IN_TARGET, MISSING_IN_SOURCE) into {@link
+ * DeltaRecord}s with no differences.
+ *
+ * <p>A MISMATCH verdict is rejected with an {@link IllegalArgumentException}: recording it here
+ * would silently write a mismatch without its differences. MISMATCHes go through payload fetch and
+ * {@link Diff}; one arriving here is a wiring defect, not bad input.
+ */
+public final class RecordVerdicts
+    extends PTransform<PCollection<Verdict>, PCollection<DeltaRecord>> {
+  private static final long serialVersionUID = 1L;
+
+  private final String runId;
+
+  private RecordVerdicts(String runId) {
+    this.runId = runId;
+  }
+
+  /** A run id must be set with {@link #withRunId}. */
+  public static RecordVerdicts create() {
+    return new RecordVerdicts(null);
+  }
+
+  /** The run that records the verdicts, written to every record. Required. */
+  public RecordVerdicts withRunId(String runId) {
+    if (runId == null || runId.isBlank()) {
+      throw new IllegalArgumentException("runId must be a non-blank string");
+    }
+    return new RecordVerdicts(runId);
+  }
+
+  @Override
+  public PCollection<DeltaRecord> expand(PCollection<Verdict> input) {
+    if (runId == null) {
+      throw new IllegalArgumentException("RecordVerdicts: runId is required; call withRunId(..)");
+    }
+    return input
+        .apply("ToDeltaRecords", ParDo.of(new RecordFn(runId)))
+        .setCoder(ModelCoders.DeltaRecordCoder.of());
+  }
+
+  /** One record per verdict, no differences. */
+  static final class RecordFn extends DoFn<Verdict, DeltaRecord> {
+    private static final long serialVersionUID = 1L;
+
+    private final String runId;
+
+    RecordFn(String runId) {
+      this.runId = runId;
+    }
+
+    @ProcessElement
+    public void processElement(@Element Verdict verdict, OutputReceiver<DeltaRecord> out) {
+      if (verdict.status() == Status.MISMATCH) {
+        throw new IllegalArgumentException(
+            "RecordVerdicts got MISMATCH verdict "
+                + verdict.verdictId()
+                + "; mismatches need their differences and go through Diff");
+      }
+      out.output(DeltaRecord.of(verdict, List.of(), Instant.now(), runId));
+    }
+  }
+}

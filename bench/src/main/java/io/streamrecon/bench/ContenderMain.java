@@ -70,6 +70,7 @@ public final class ContenderMain implements Callable<Integer> {
           extra.put("fetchSeconds", peer.fetchNanos.get() / 1e9);
           extra.put("stateRowsPeak", peer.stateRowsPeak);
           extra.put("stateMemoryPeakBytes", peer.stateMemoryPeak);
+          extra.put("sparkDurationsMs", peer.durations);
           DeltaLakeLogStats all = raw.plus(deltas);
           r = new RunResult("peer", name, "streaming", expected.records(), expected.events(),
               expected.payloadBytes(), wall, peer.startupSeconds, heap.peak(), heap.peakLive(),

@@ -58,8 +58,9 @@ import org.joda.time.Instant;
  * {@link EventParser}; a watermark; {@code flatMapGroupsWithState} with an event-time timeout per
  * natural id keeping metadata only; each micro-batch, in {@code foreachBatch}: the raw events are
  * appended to a Delta table with delta-spark, then the payloads of the batch's MISMATCH verdicts
- * are fetched back from that table (one broadcast join per micro-batch, pruned to the event
- * dates), diffed, and the verdicts appended to a deltas table.
+ * are fetched back from that table (one broadcast join per micro-batch, pruned to the event dates
+ * and, by the files' eventTime stats, to the batch's time range), diffed, and the verdicts
+ * appended to a deltas table.
  *
  * <p>At the end of the input two sentinel files with a far-future event time move the watermark so
  * that every open entry times out (Spark fires no timeouts at end of input by itself).
@@ -83,6 +84,8 @@ final class PeerContender {
   double startupSeconds;
   long stateRowsPeak;
   long stateMemoryPeak;
+  /** Spark's per-trigger durations (addBatch, queryPlanning, walCommit, ...) summed, ms. */
+  final Map<String, Long> durations = new java.util.TreeMap<>();
 
   PeerContender(Path dataDir, Expected expected, Path work) {
     this.dataDir = dataDir;
@@ -176,6 +179,9 @@ final class PeerContender {
       throw query.exception().get();
     }
     for (StreamingQueryProgress p : query.recentProgress()) {
+      for (Map.Entry<String, Long> d : p.durationMs().entrySet()) {
+        durations.merge(d.getKey(), d.getValue(), Long::sum);
+      }
       for (StateOperatorProgress s : p.stateOperators()) {
         late += s.numRowsDroppedByWatermark();
         stateRowsPeak = Math.max(stateRowsPeak, s.numRowsTotal());
@@ -431,6 +437,8 @@ final class PeerContender {
   private Map<String, String> fetchAndDiff(SparkSession spark, List<Row> records) throws InvalidEventException {
     List<Row> keys = new ArrayList<>();
     Set<String> dates = new HashSet<>();
+    long minTime = Long.MAX_VALUE;
+    long maxTime = Long.MIN_VALUE;
     List<Row> mismatches = new ArrayList<>();
     for (Row r : records) {
       if (r.getString(2).equals("MISMATCH")) {
@@ -440,6 +448,10 @@ final class PeerContender {
         keys.add(RowFactory.create("TARGET", r.getString(1), r.getString(6)));
         dates.add(((Timestamp) r.get(7)).toInstant().toString().substring(0, 10));
         dates.add(((Timestamp) r.get(8)).toInstant().toString().substring(0, 10));
+        for (int i = 7; i <= 8; i++) {
+          minTime = Math.min(minTime, ((Timestamp) r.get(i)).getTime());
+          maxTime = Math.max(maxTime, ((Timestamp) r.get(i)).getTime());
+        }
       }
     }
     Map<String, String> diffs = new HashMap<>();
@@ -458,7 +470,10 @@ final class PeerContender {
             .read()
             .format("delta")
             .load(rawTable())
+            // partition pruning by date, then data skipping by the files' eventTime stats: each
+            // micro-batch writes time-local files, so only a few files hold the wanted times
             .where(col("event_date").isin(dates.toArray()))
+            .where(col("eventTime").between(new Timestamp(minTime), new Timestamp(maxTime)))
             .join(
                 broadcast(wanted),
                 scala.collection.JavaConverters.asScalaBuffer(List.of("side", "id", "hash")).toSeq())

@@ -121,6 +121,16 @@ public class GeneratorTest {
   }
 
   @Test
+  public void streamingExpectationHoldsForAWatermarkedReader() throws IOException {
+    // The bare contender reads file i of both sides as micro-batch i with the config's watermark
+    // delay, as the Spark peer does: late records must be late there and nothing else.
+    Path dir = tmp.newFolder("s").toPath();
+    Expected e = new Generator(small()).generate(dir);
+    assertThat(e.streaming().late(), greaterThan(0L));
+    assertEquals(e.streaming(), new BareContender(dir, e).run());
+  }
+
+  @Test
   public void targetMatchesOnlyCanonically() throws IOException {
     Path dir = tmp.newFolder("m").toPath();
     new Generator(small().withShares(0, 0, 0, 0, 0, 0)).generate(dir);

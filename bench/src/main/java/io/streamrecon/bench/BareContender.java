@@ -16,6 +16,8 @@ import io.streamrecon.model.Verdict;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +28,9 @@ import org.joda.time.Instant;
  * Contender 1, the machine's limit for the logic: one thread, everything in memory, no Beam, no
  * Delta Lake. Parses with streamrecon's {@link EventParser} (canonical SHA-256 included), pairs
  * with {@link Pairing} keeping each payload inline, diffs every emitted MISMATCH with {@link
- * JsonDiff}. It reads file i of both sides as micro-batch i and moves its watermark between
- * micro-batches as the Spark peer does, so it reports the streaming counts.
+ * JsonDiff}. It reads file i of both sides as micro-batch i, handles a micro-batch's events in
+ * event-time order and moves its watermark between micro-batches as the Spark peer does, so it
+ * reports the streaming counts.
  */
 final class BareContender {
   private final Expected expected;
@@ -64,33 +67,39 @@ final class BareContender {
     long watermark = Long.MIN_VALUE;
     long maxEventTime = Long.MIN_VALUE;
     for (int i = 0; i < sources.size(); i++) {
+      List<Event> batch = new ArrayList<>();
       for (Path file : List.of(sources.get(i), targets.get(i))) {
         Side side = file.startsWith(dataDir.resolve(Generator.SOURCE_DIR)) ? Side.SOURCE : Side.TARGET;
         long line = 0;
         try (LineReader in = new LineReader(Files.newInputStream(file))) {
           for (byte[] bytes = in.next(); bytes != null; bytes = in.next()) {
             line++;
-            Event e;
             try {
-              e = parser.parse(new RawInput(side, bytes, Origin.fileLine(file.toString(), line), Instant.EPOCH));
+              batch.add(
+                  parser.parse(
+                      new RawInput(side, bytes, Origin.fileLine(file.toString(), line), Instant.EPOCH)));
             } catch (InvalidEventException ex) {
               parseErrors++;
-              continue;
-            }
-            long t = e.eventTime().getMillis();
-            if (t < watermark) {
-              late++;
-              continue;
-            }
-            maxEventTime = Math.max(maxEventTime, t);
-            Pairing.Entry<byte[]> before = open.get(e.naturalId());
-            Pairing.Entry<byte[]> after =
-                pairing.onEvent(e.naturalId(), before, side, t, e.sha256(), e.payload(), sink);
-            if (after != before) {
-              open.put(e.naturalId(), after);
-              timers.add(new Object[] {after.expiresAt(timeout), e.naturalId(), after});
             }
           }
+        }
+      }
+      // A micro-batch holds a span of both streams; in event-time order, as the two would have
+      // interleaved (and as the peer orders each key's events within a micro-batch).
+      batch.sort(Comparator.comparingLong((Event e) -> e.eventTime().getMillis()));
+      for (Event e : batch) {
+        long t = e.eventTime().getMillis();
+        if (t < watermark) {
+          late++;
+          continue;
+        }
+        maxEventTime = Math.max(maxEventTime, t);
+        Pairing.Entry<byte[]> before = open.get(e.naturalId());
+        Pairing.Entry<byte[]> after =
+            pairing.onEvent(e.naturalId(), before, e.side(), t, e.sha256(), e.payload(), sink);
+        if (after != before) {
+          open.put(e.naturalId(), after);
+          timers.add(new Object[] {after.expiresAt(timeout), e.naturalId(), after});
         }
       }
       maxOpenEntries = Math.max(maxOpenEntries, open.size());

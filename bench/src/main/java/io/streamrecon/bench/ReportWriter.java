@@ -57,8 +57,8 @@ final class ReportWriter {
     md.append("- Date (UTC): ").append(started).append("\n");
     md.append("- Machine: ").append(RunCommand.machine()).append("; load average at the end: ")
         .append(loadAverage()).append("\n");
-    md.append("- Each contender ran in its own JVM (`-Xmx").append(xmx).append(" -Xms").append(xmx)
-        .append("`, G1), one after the other.\n");
+    md.append("- Each contender ran in its own JVM (`-Xmx").append(xmx)
+        .append("`, G1), one after the other. Peak heap is heap in use sampled every 20 ms (garbage included, so it follows the heap G1 chose to grow); live heap is the largest heap in use right after a collection.\n");
     md.append("- Reproduce: `").append(command).append("` (from the repository root; data sets and tables go to `bench/target/bench-work`).\n\n");
     md.append("Contenders, all on the same generated files:\n\n");
     md.append("1. **bare**: one thread, in memory: streamrecon's EventParser (parse + canonical SHA-256), pairing per SPEC §4 with the payload kept inline, JsonDiff on every MISMATCH. No Beam, no Delta Lake. Reads file i of both sides as micro-batch i with a watermark, like the peer.\n");

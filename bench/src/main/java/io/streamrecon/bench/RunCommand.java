@@ -11,6 +11,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +55,11 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--run-timeout", defaultValue = "PT45M", description = "a contender run longer than this is stopped")
   Duration runTimeout;
 
-  @Option(names = "--profile", split = ",", defaultValue = "direct,spark",
+  @Option(names = "--largest-timeout", defaultValue = "PT15M",
+      description = "time limit of a run on the largest uniform size")
+  Duration largestTimeout;
+
+  @Option(names = "--profile", split = ",", defaultValue = "bare,direct,spark",
       description = "contenders to profile with JFR on the profile size (empty = none)")
   List<String> profile;
 
@@ -83,27 +88,44 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Files.createDirectories(work);
     String started = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 16);
+    // Smaller sets first, the Zipf set before any larger uniform one, the largest last: a slow
+    // contender's time-out at the largest size then costs nothing else.
+    List<Integer> ordered = new ArrayList<>(sizes);
+    ordered.sort(null);
+    int largest = ordered.get(ordered.size() - 1);
     List<Path> sets = new ArrayList<>();
-    for (int n : sizes) {
+    boolean zipfDone = zipfSize <= 0;
+    for (int n : ordered) {
+      if (!zipfDone && zipfSize < n) {
+        sets.add(dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
+        zipfDone = true;
+      }
       sets.add(dataSet("u" + n, base(n)));
+      if (!zipfDone && zipfSize == n) {
+        sets.add(dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
+        zipfDone = true;
+      }
     }
-    Path zipf = null;
-    if (zipfSize > 0) {
-      zipf = dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0));
-      sets.add(zipf);
+    if (!zipfDone) {
+      sets.add(dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
     }
-    Map<String, Boolean> timedOut = new LinkedHashMap<>();
+    Map<String, Long> timedOutAt = new LinkedHashMap<>();
     for (Path set : sets) {
       Expected e = Expected.read(set.resolve(Generator.EXPECTED));
+      Duration limit =
+          ordered.size() > 1 && e.records() == largest && e.config().skew() == GeneratorConfig.Skew.UNIFORM
+              ? largestTimeout
+              : runTimeout;
       for (String c : contenders) {
-        if (skipOnSlow && timedOut.getOrDefault(c, false)) {
+        Long at = timedOutAt.get(c);
+        if (skipOnSlow && at != null && e.records() > at) {
           rows.add(new Row(set.getFileName().toString(), c, null,
-              "skipped: a smaller run of this contender exceeded " + runTimeout.toMinutes() + " min", e));
+              "skipped: its run on " + at + " records did not finish in time", e));
           continue;
         }
-        Row row = runContender(set, c, e, null);
+        Row row = runContender(set, c, e, null, limit);
         if (row.failure() != null && row.failure().startsWith("timed out")) {
-          timedOut.put(c, true);
+          timedOutAt.put(c, e.records());
         }
         rows.add(row);
         System.out.println(describe(row));
@@ -118,7 +140,7 @@ final class RunCommand implements Callable<Integer> {
           continue;
         }
         Path jfr = work.resolve("profile-" + c + ".jfr");
-        Row r = runContender(profileSet, c, e, jfr);
+        Row r = runContender(profileSet, c, e, jfr, runTimeout);
         if (r.result() != null && Files.exists(jfr)) {
           profiles.put(c, JfrTop.of(jfr));
         } else {
@@ -152,6 +174,7 @@ final class RunCommand implements Callable<Integer> {
   private String commandLine() {
     return "bin/bench run --sizes=" + join(sizes) + " --contenders=" + String.join(",", contenders)
         + " --zipf-size=" + zipfSize + " --seed=" + seed + " --xmx=" + xmx
+        + " --run-timeout=" + runTimeout + " --largest-timeout=" + largestTimeout
         + " --profile=" + String.join(",", profile) + " --profile-size=" + profileSize;
   }
 
@@ -181,7 +204,8 @@ final class RunCommand implements Callable<Integer> {
     return dir;
   }
 
-  private Row runContender(Path set, String contender, Expected e, Path jfr) throws IOException, InterruptedException {
+  private Row runContender(Path set, String contender, Expected e, Path jfr, Duration limit)
+      throws IOException, InterruptedException {
     String name = set.getFileName().toString();
     String runName = name + "-" + contender + (jfr != null ? "-profile" : "");
     Path runDir = work.resolve("runs").resolve(runName);
@@ -192,7 +216,6 @@ final class RunCommand implements Callable<Integer> {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + xmx);
-    cmd.add("-Xms" + xmx);
     cmd.addAll(sparkFlags());
     if (jfr != null) {
       cmd.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
@@ -205,9 +228,11 @@ final class RunCommand implements Callable<Integer> {
     cmd.add("--work=" + runDir.resolve("work"));
     cmd.add("--result=" + result);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    if (!p.waitFor(runTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+    if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
       p.destroyForcibly().waitFor();
-      return new Row(name, contender, null, "timed out after " + runTimeout.toMinutes() + " min", e);
+      return new Row(name, contender, null, String.format(Locale.ROOT,
+          "timed out: not finished after %d min, so below %,.0f events/s", limit.toMinutes(),
+          e.events() / (double) limit.toSeconds()), e);
     }
     if (p.exitValue() != 0 || !Files.exists(result)) {
       return new Row(name, contender, null, "failed (exit " + p.exitValue() + "), see " + log, e);

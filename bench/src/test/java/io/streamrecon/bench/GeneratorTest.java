@@ -124,10 +124,13 @@ public class GeneratorTest {
   public void streamingExpectationHoldsForAWatermarkedReader() throws IOException {
     // The bare contender reads file i of both sides as micro-batch i with the config's watermark
     // delay, as the Spark peer does: late records must be late there and nothing else.
-    Path dir = tmp.newFolder("s").toPath();
-    Expected e = new Generator(small()).generate(dir);
-    assertThat(e.streaming().late(), greaterThan(0L));
-    assertEquals(e.streaming(), new BareContender(dir, e).run());
+    for (GeneratorConfig config :
+        List.of(small(), small().withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 300))) {
+      Path dir = tmp.newFolder().toPath();
+      Expected e = new Generator(config).generate(dir);
+      assertThat(e.streaming().late(), greaterThan(0L));
+      assertEquals(config.skew().toString(), e.streaming(), new BareContender(dir, e).run());
+    }
   }
 
   @Test

@@ -1,0 +1,163 @@
+package io.streamrecon.deltalake;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopOutputFile;
+import org.joda.time.Instant;
+
+/**
+ * Writes the records of one bundle into snappy Parquet files under a table, one open file per
+ * partition directory, and describes each file for the committer. Files are invisible to readers
+ * until committed; a file of a failed bundle is never committed and is removed by VACUUM.
+ *
+ * <p>Not thread-safe; one per DoFn instance and bundle.
+ */
+final class DataFileWriter<T> implements AutoCloseable {
+
+  /** A file is rolled once it grows past this, so a long batch bundle never makes a huge file. */
+  static final long MAX_FILE_BYTES = 256L << 20;
+
+  /** Smaller than Parquet's 128 MiB default: a bundle may keep a file open per partition. */
+  static final int ROW_GROUP_BYTES = 32 << 20;
+
+  private static final int SIZE_CHECK_INTERVAL = 1000;
+
+  private final Configuration conf;
+  private final Path tableRoot;
+  private final TableLayout<T> layout;
+  private final String runId;
+  private final long maxFileBytes;
+  private final Map<String, OpenFile> open = new LinkedHashMap<>();
+  private final List<DataFile> finished = new ArrayList<>();
+
+  private final class OpenFile {
+    final String relativePath;
+    final Map<String, String> partitionValues;
+    final RowWriteSupport<T> support;
+    final ParquetWriter<T> writer;
+    final FileStats stats;
+    final ByteArrayOutputStream rowKeys = new ByteArrayOutputStream();
+    Instant earliest;
+
+    OpenFile(String relativePath, Map<String, String> partitionValues) throws IOException {
+      this.relativePath = relativePath;
+      this.partitionValues = partitionValues;
+      this.support = new RowWriteSupport<>(layout);
+      this.stats = new FileStats(layout);
+      RowWriteSupport.Builder<T> builder =
+          new RowWriteSupport.Builder<>(
+                  HadoopOutputFile.fromPath(new Path(tableRoot, relativePath), conf), support)
+              .withConf(conf)
+              .withWriteMode(ParquetFileWriter.Mode.CREATE)
+              .withCompressionCodec(CompressionCodecName.SNAPPY)
+              .withRowGroupSize((long) ROW_GROUP_BYTES)
+              .withDictionaryEncoding(true);
+      for (ColumnSpec c : layout.dataColumns()) {
+        if (!c.dictionary && c.isLeaf()) {
+          builder = builder.withDictionaryEncoding(c.name, false);
+        }
+      }
+      this.writer = builder.build();
+    }
+  }
+
+  DataFileWriter(Configuration conf, Path tableRoot, TableLayout<T> layout, String runId) {
+    this(conf, tableRoot, layout, runId, MAX_FILE_BYTES);
+  }
+
+  DataFileWriter(
+      Configuration conf, Path tableRoot, TableLayout<T> layout, String runId, long maxFileBytes) {
+    this.conf = conf;
+    this.tableRoot = tableRoot;
+    this.layout = layout;
+    this.runId = runId;
+    this.maxFileBytes = maxFileBytes;
+  }
+
+  /** Appends a record to the open file of its partition; {@code timestamp} is its element time. */
+  void write(T record, Instant timestamp) throws IOException {
+    RowContext context = new RowContext(runId, Instant.now());
+    Map<String, String> partitionValues = layout.partitionValues(record, context);
+    String directory = TableLayout.partitionDirectory(partitionValues);
+    OpenFile file = open.get(directory);
+    if (file == null) {
+      String name = "part-" + UUID.randomUUID() + ".snappy.parquet";
+      file = new OpenFile(directory.isEmpty() ? name : directory + "/" + name, partitionValues);
+      open.put(directory, file);
+    }
+    file.support.setContext(context);
+    file.writer.write(record);
+    file.stats.add(record, context);
+    if (layout.rowKeys != null) {
+      layout.rowKeys.encode(record, file.rowKeys);
+    }
+    if (file.earliest == null || timestamp.isBefore(file.earliest)) {
+      file.earliest = timestamp;
+    }
+    if (file.stats.numRecords() % SIZE_CHECK_INTERVAL == 0
+        && file.writer.getDataSize() >= maxFileBytes) {
+      open.remove(directory);
+      finished.add(close(file));
+    }
+  }
+
+  /** Closes every open file and returns the descriptions of all files written since the start. */
+  List<DataFile> finish() throws IOException {
+    for (OpenFile file : open.values()) {
+      finished.add(close(file));
+    }
+    open.clear();
+    List<DataFile> result = List.copyOf(finished);
+    finished.clear();
+    return result;
+  }
+
+  private DataFile close(OpenFile file) throws IOException {
+    file.writer.close();
+    Path path = new Path(tableRoot, file.relativePath);
+    FileStatus status = path.getFileSystem(conf).getFileStatus(path);
+    return new DataFile(
+        layout.name,
+        file.relativePath,
+        file.partitionValues,
+        status.getLen(),
+        status.getModificationTime(),
+        file.stats.numRecords(),
+        file.stats.toJson(),
+        file.rowKeys.toByteArray(),
+        file.earliest);
+  }
+
+  /** Abandons open files (bundle failed): closes and deletes them, best effort. */
+  @Override
+  public void close() {
+    for (OpenFile file : open.values()) {
+      Path path = new Path(tableRoot, file.relativePath);
+      try {
+        file.writer.close();
+      } catch (IOException | RuntimeException e) {
+        // The file is never committed; a half-written file cannot be read anyway.
+      }
+      try {
+        FileSystem fs = path.getFileSystem(conf);
+        fs.delete(path, false);
+      } catch (IOException e) {
+        // Left for VACUUM, which removes files no commit references.
+      }
+    }
+    open.clear();
+    finished.clear();
+  }
+}

@@ -1,0 +1,345 @@
+package io.streamrecon.deltalake;
+
+import io.streamrecon.model.DeadLetter;
+import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.Event;
+import io.streamrecon.model.EventRef;
+import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.model.ModelCoders.PayloadPairCoder;
+import io.streamrecon.model.ModelCoders.StoredPayloadCoder;
+import io.streamrecon.model.PayloadPair;
+import io.streamrecon.model.Pointer;
+import io.streamrecon.model.StoredPayload;
+import io.streamrecon.model.Verdict;
+import java.util.List;
+import java.util.UUID;
+import org.apache.beam.sdk.coders.IterableCoder;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.GroupByKey;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
+import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.Repeatedly;
+import org.apache.beam.sdk.transforms.windowing.TimestampCombiner;
+import org.apache.beam.sdk.transforms.windowing.Trigger;
+import org.apache.beam.sdk.transforms.windowing.Window;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Duration;
+
+/**
+ * Reads and writes the Delta Lake tables of SPEC §6 under a warehouse directory (a local path or
+ * any Hadoop {@code FileSystem} URI): {@code raw_events}, {@code deltas}, {@code dead_letters} and
+ * {@code late_events}. Data files are snappy Parquet written with parquet-hadoop; commits go
+ * through delta-standalone, carry per-file statistics and are idempotent.
+ *
+ * <p>A write has two stages. Each bundle writes its elements into Parquet files and describes
+ * them. The descriptions are grouped under one key in the global window (one committer per table)
+ * and committed in one Delta transaction per pane: in streaming the pane fires a commit interval
+ * after its first file, in batch once at the end. The grouping holds the watermark at the earliest
+ * uncommitted element, so nothing downstream runs ahead of the data it points to.
+ *
+ * <p>Metrics (namespace {@value #NAMESPACE}): {@code deltalake_files_written}, {@code
+ * deltalake_rows_written}, {@code deltalake_commits}, {@code deltalake_commits_replayed}, {@code
+ * lookup_file_opens}, {@code lookup_rows_read}, {@code lookup_fallbacks}, {@code
+ * lookup_fallback_files_skipped}.
+ */
+public final class DeltaLakeIO {
+  private DeltaLakeIO() {}
+
+  /** Beam metrics namespace. */
+  public static final String NAMESPACE = "streamrecon";
+
+  public static final String RAW_EVENTS = "raw_events";
+  public static final String DELTAS = "deltas";
+  public static final String DEAD_LETTERS = "dead_letters";
+  public static final String LATE_EVENTS = "late_events";
+
+  /** All tables, in the order of SPEC §6. */
+  public static final List<String> TABLES = List.of(RAW_EVENTS, DELTAS, DEAD_LETTERS, LATE_EVENTS);
+
+  /** Default streaming commit interval. */
+  public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.standardSeconds(5);
+
+  static final Duration MAX_COMMIT_INTERVAL = Duration.standardHours(1);
+  static final int MAX_RUN_ID_LENGTH = 128;
+
+  /** Writes parsed events to {@code raw_events}; emits one {@link EventRef} per event once committed. */
+  public static WriteRawEvents writeRawEvents() {
+    return new WriteRawEvents(WriteConfig.DEFAULT);
+  }
+
+  /** Writes difference records to {@code deltas}. */
+  public static Write<DeltaRecord> writeDeltas() {
+    return new Write<>(DELTAS, WriteConfig.DEFAULT);
+  }
+
+  /** Writes failed inputs to {@code dead_letters}. */
+  public static Write<DeadLetter> writeDeadLetters() {
+    return new Write<>(DEAD_LETTERS, WriteConfig.DEFAULT);
+  }
+
+  /** Writes events past allowed lateness to {@code late_events}. */
+  public static Write<LateEvent> writeLateEvents() {
+    return new Write<>(LATE_EVENTS, WriteConfig.DEFAULT);
+  }
+
+  /** Reads the payload behind each pointer from {@code raw_events}. */
+  public static Lookup lookup() {
+    return new Lookup(null);
+  }
+
+  /** Reads both payloads of each MISMATCH verdict from {@code raw_events}. */
+  public static FetchPayloads fetchPayloads() {
+    return new FetchPayloads(null);
+  }
+
+  // ------------------------------------------------------------------ configuration
+
+  /** The settings every writer shares; immutable. */
+  record WriteConfig(String warehouse, String runId, Duration commitInterval) {
+    static final WriteConfig DEFAULT = new WriteConfig(null, null, DEFAULT_COMMIT_INTERVAL);
+
+    WriteConfig withWarehouse(String value) {
+      return new WriteConfig(checkWarehouse(value), runId, commitInterval);
+    }
+
+    WriteConfig withRunId(String value) {
+      if (value == null || value.isBlank() || value.length() > MAX_RUN_ID_LENGTH) {
+        throw new IllegalArgumentException(
+            "runId must be 1 to " + MAX_RUN_ID_LENGTH + " non-blank characters, got " + quote(value));
+      }
+      return new WriteConfig(warehouse, value, commitInterval);
+    }
+
+    WriteConfig withCommitInterval(Duration value) {
+      if (value == null
+          || value.getMillis() <= 0
+          || value.isLongerThan(MAX_COMMIT_INTERVAL)) {
+        throw new IllegalArgumentException(
+            "commitInterval must be between 1 ms and " + MAX_COMMIT_INTERVAL + ", got " + value);
+      }
+      return new WriteConfig(warehouse, runId, value);
+    }
+
+    void validate(String transform) {
+      if (warehouse == null) {
+        throw new IllegalStateException(transform + ": withWarehouse(...) is required");
+      }
+      if (runId == null) {
+        throw new IllegalStateException(transform + ": withRunId(...) is required");
+      }
+    }
+  }
+
+  static String checkWarehouse(String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(
+          "warehouse must be a non-empty local path or Hadoop FileSystem URI, got " + quote(value));
+    }
+    return value;
+  }
+
+  private static String quote(String s) {
+    return s == null ? "null" : "\"" + s + "\"";
+  }
+
+  /**
+   * The app id of a writer's {@code SetTransaction}s: the run, the table and this application of
+   * the transform. The last part makes a pipeline restarted without its state (pane indexes start
+   * at 0 again) a new writer instead of one whose commits all look like replays.
+   */
+  static String appId(String runId, String table) {
+    return "streamrecon/" + runId + "/" + table + "/" + UUID.randomUUID();
+  }
+
+  /** Stage 1 and the grouping of stage 2, shared by all writers. */
+  static <T> PCollection<KV<String, Iterable<DataFile>>> writeAndGroup(
+      PCollection<T> input, String table, WriteConfig config) {
+    PCollection<T> global =
+        input
+            .apply("IntoGlobalWindow", Window.<T>into(new GlobalWindows()))
+            .setCoder(input.getCoder());
+    PCollection<DataFile> files =
+        global
+            .apply(
+                "WriteDataFiles",
+                ParDo.of(new WriteDataFilesFn<T>(config.warehouse(), table, config.runId())))
+            .setCoder(DataFile.Coder.of());
+    Trigger trigger =
+        input.isBounded() == PCollection.IsBounded.BOUNDED
+            ? DefaultTrigger.of()
+            : Repeatedly.forever(
+                AfterProcessingTime.pastFirstElementInPane().plusDelayOf(config.commitInterval()));
+    KvCoder<String, DataFile> keyedCoder = KvCoder.of(StringUtf8Coder.of(), DataFile.Coder.of());
+    return files
+        .apply("KeyByTable", WithKeys.<String, DataFile>of(table))
+        .setCoder(keyedCoder)
+        .apply(
+            "CommitTrigger",
+            Window.<KV<String, DataFile>>into(new GlobalWindows())
+                .triggering(trigger)
+                .discardingFiredPanes()
+                .withAllowedLateness(Duration.ZERO)
+                // The global window's end-of-time pane would otherwise fire empty.
+                .withOnTimeBehavior(Window.OnTimeBehavior.FIRE_IF_NON_EMPTY)
+                // Hold the watermark at the earliest uncommitted element, not at the end of time.
+                .withTimestampCombiner(TimestampCombiner.EARLIEST))
+        .setCoder(keyedCoder)
+        .apply("GroupDataFiles", GroupByKey.create())
+        .setCoder(
+            KvCoder.of(StringUtf8Coder.of(), IterableCoder.of(DataFile.Coder.of())));
+  }
+
+  // ------------------------------------------------------------------ transforms
+
+  /**
+   * Writes {@link Event}s to {@code raw_events} (partitioned by side and event date) and emits, per
+   * event and only after its commit succeeded, an {@link EventRef} whose {@link Pointer} names the
+   * committed table version, data file and row. Each EventRef carries its event time as timestamp
+   * (moved forward to the commit pane's timestamp if it is older).
+   */
+  public static final class WriteRawEvents extends PTransform<PCollection<Event>, PCollection<EventRef>> {
+    private final WriteConfig config;
+
+    private WriteRawEvents(WriteConfig config) {
+      this.config = config;
+    }
+
+    /** Where the tables live: a local path or a Hadoop FileSystem URI. Required. */
+    public WriteRawEvents withWarehouse(String warehouse) {
+      return new WriteRawEvents(config.withWarehouse(warehouse));
+    }
+
+    /** The run id written with every row and part of the commit app id. Required. */
+    public WriteRawEvents withRunId(String runId) {
+      return new WriteRawEvents(config.withRunId(runId));
+    }
+
+    /** Streaming: how long files wait for their commit, at most. Default 5 s, up to 1 h. */
+    public WriteRawEvents withCommitInterval(Duration commitInterval) {
+      return new WriteRawEvents(config.withCommitInterval(commitInterval));
+    }
+
+    @Override
+    public PCollection<EventRef> expand(PCollection<Event> input) {
+      config.validate("DeltaLakeIO.writeRawEvents()");
+      return writeAndGroup(input, RAW_EVENTS, config)
+          .apply(
+              "CommitDataFiles",
+              ParDo.of(
+                  new CommitFiles.CommitRawEventsFn(
+                      config.warehouse(), appId(config.runId(), RAW_EVENTS))))
+          .setCoder(EventRefCoder.of());
+    }
+  }
+
+  /**
+   * Writes records to one of the tables {@code deltas}, {@code dead_letters} or {@code
+   * late_events}; emits one {@link DeltaLakeCommit} per commit.
+   *
+   * @param <T> {@link DeltaRecord}, {@link DeadLetter} or {@link LateEvent}
+   */
+  public static final class Write<T> extends PTransform<PCollection<T>, PCollection<DeltaLakeCommit>> {
+    private final String table;
+    private final WriteConfig config;
+
+    private Write(String table, WriteConfig config) {
+      this.table = table;
+      this.config = config;
+    }
+
+    /** Where the tables live: a local path or a Hadoop FileSystem URI. Required. */
+    public Write<T> withWarehouse(String warehouse) {
+      return new Write<>(table, config.withWarehouse(warehouse));
+    }
+
+    /** The run id written with every row and part of the commit app id. Required. */
+    public Write<T> withRunId(String runId) {
+      return new Write<>(table, config.withRunId(runId));
+    }
+
+    /** Streaming: how long files wait for their commit, at most. Default 5 s, up to 1 h. */
+    public Write<T> withCommitInterval(Duration commitInterval) {
+      return new Write<>(table, config.withCommitInterval(commitInterval));
+    }
+
+    /** The table this writer appends to. */
+    public String table() {
+      return table;
+    }
+
+    @Override
+    public PCollection<DeltaLakeCommit> expand(PCollection<T> input) {
+      config.validate("DeltaLakeIO.write(" + table + ")");
+      return writeAndGroup(input, table, config)
+          .apply(
+              "CommitDataFiles",
+              ParDo.of(
+                  new CommitFiles.CommitFn(
+                      config.warehouse(), table, appId(config.runId(), table))))
+          .setCoder(DeltaLakeCommitCoder.of());
+    }
+  }
+
+  /**
+   * Reads the payload behind each {@link Pointer} from {@code raw_events}: per bundle, each data
+   * file is opened once and only the payload column of the wanted rows is read. A pointer whose
+   * file was compacted away is resolved by its fallback key (counter {@code lookup_fallbacks}).
+   */
+  public static final class Lookup extends PTransform<PCollection<Pointer>, PCollection<StoredPayload>> {
+    private final String warehouse;
+
+    private Lookup(String warehouse) {
+      this.warehouse = warehouse;
+    }
+
+    /** Where the tables live: a local path or a Hadoop FileSystem URI. Required. */
+    public Lookup withWarehouse(String warehouse) {
+      return new Lookup(checkWarehouse(warehouse));
+    }
+
+    @Override
+    public PCollection<StoredPayload> expand(PCollection<Pointer> input) {
+      if (warehouse == null) {
+        throw new IllegalStateException("DeltaLakeIO.lookup(): withWarehouse(...) is required");
+      }
+      return input
+          .apply("ReadPayloads", ParDo.of(new ReadPayloads.LookupFn(warehouse)))
+          .setCoder(StoredPayloadCoder.of());
+    }
+  }
+
+  /**
+   * Reads both payloads of each MISMATCH {@link Verdict} (both sides present) from {@code
+   * raw_events}, batched like {@link Lookup}. Only MISMATCH verdicts should reach it: a MATCH
+   * needs no payload and must cause no read.
+   */
+  public static final class FetchPayloads extends PTransform<PCollection<Verdict>, PCollection<PayloadPair>> {
+    private final String warehouse;
+
+    private FetchPayloads(String warehouse) {
+      this.warehouse = warehouse;
+    }
+
+    /** Where the tables live: a local path or a Hadoop FileSystem URI. Required. */
+    public FetchPayloads withWarehouse(String warehouse) {
+      return new FetchPayloads(checkWarehouse(warehouse));
+    }
+
+    @Override
+    public PCollection<PayloadPair> expand(PCollection<Verdict> input) {
+      if (warehouse == null) {
+        throw new IllegalStateException("DeltaLakeIO.fetchPayloads(): withWarehouse(...) is required");
+      }
+      return input
+          .apply("ReadPayloadPairs", ParDo.of(new ReadPayloads.FetchFn(warehouse)))
+          .setCoder(PayloadPairCoder.of());
+    }
+  }
+}

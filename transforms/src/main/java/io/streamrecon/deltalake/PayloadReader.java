@@ -1,0 +1,313 @@
+package io.streamrecon.deltalake;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Snapshot;
+import io.delta.standalone.actions.AddFile;
+import io.streamrecon.model.Pointer;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.PrimitiveIterator;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.LongStream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
+import org.apache.parquet.filter2.predicate.FilterPredicate;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.api.InitContext;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
+import org.apache.parquet.internal.filter2.columnindex.RowRanges;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * Reads raw event payloads for a batch of pointers: each data file is opened once, only the {@code
+ * payload} column is read, and only the pages that hold a wanted row are fetched (by the file's
+ * offset index). A pointer whose file is gone (rewritten by OPTIMIZE, removed by VACUUM) is
+ * resolved by its fallback key (side, natural id, hash) in the current snapshot, opening only the
+ * files whose partition and natural_id stats admit the key.
+ */
+final class PayloadReader {
+
+  /** What a read did, for metrics and tests. */
+  interface Listener {
+    void fileOpened();
+
+    void rowsRead(long rows);
+
+    void fallback(Pointer pointer);
+
+    void fileSkippedByStats();
+
+    /** Rows whose pages were fetched and decoded to reach the wanted ones. */
+    default void rowsScanned(long rows) {}
+  }
+
+  static final String PAYLOAD = "payload";
+  static final String NATURAL_ID = "natural_id";
+  static final String SHA256 = "sha256";
+
+  private static final Pattern EVENT_DATE = Pattern.compile("event_date=(\\d{4}-\\d{2}-\\d{2})");
+
+  private final Configuration conf;
+  private final Path tableRoot;
+
+  PayloadReader(Configuration conf, String warehouse) {
+    this.conf = conf;
+    this.tableRoot = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
+  }
+
+  /** Payload bytes of every pointer; throws if a pointer's row exists nowhere. */
+  Map<Pointer, byte[]> read(Iterable<Pointer> pointers, Listener listener) throws IOException {
+    Map<String, NavigableMap<Long, List<Pointer>>> byFile = new TreeMap<>();
+    for (Pointer p : pointers) {
+      byFile
+          .computeIfAbsent(p.dataFile(), f -> new TreeMap<>())
+          .computeIfAbsent(p.rowIndex(), r -> new ArrayList<>())
+          .add(p);
+    }
+    Map<Pointer, byte[]> result = new HashMap<>();
+    List<Pointer> gone = new ArrayList<>();
+    for (Map.Entry<String, NavigableMap<Long, List<Pointer>>> e : byFile.entrySet()) {
+      InputFile input;
+      try {
+        input = HadoopInputFile.fromPath(new Path(tableRoot, e.getKey()), conf);
+      } catch (FileNotFoundException notFound) {
+        e.getValue().values().forEach(gone::addAll);
+        continue;
+      }
+      readRows(input, e.getValue(), result, listener);
+    }
+    if (!gone.isEmpty()) {
+      readByKey(gone, result, listener);
+    }
+    return result;
+  }
+
+  private void readRows(
+      InputFile input,
+      NavigableMap<Long, List<Pointer>> wanted,
+      Map<Pointer, byte[]> result,
+      Listener listener)
+      throws IOException {
+    try (ParquetFileReader reader = ParquetFileReader.open(input)) {
+      listener.fileOpened();
+      MessageType fileSchema = reader.getFooter().getFileMetaData().getSchema();
+      MessageType projection = new MessageType(fileSchema.getName(), fileSchema.getType(PAYLOAD));
+      reader.setRequestedSchema(projection);
+      ColumnDescriptor column = projection.getColumns().get(0);
+      String createdBy = reader.getFooter().getFileMetaData().getCreatedBy();
+      List<BlockMetaData> blocks = reader.getRowGroups();
+      long blockStart = 0;
+      long rowsRead = 0;
+      for (int b = 0; b < blocks.size(); b++) {
+        BlockMetaData block = blocks.get(b);
+        long count = block.getRowCount();
+        SortedMap<Long, List<Pointer>> inBlock = wanted.subMap(blockStart, blockStart + count);
+        if (!inBlock.isEmpty()) {
+          PageReadStore pages =
+              reader.readFilteredRowGroup(
+                  b, pagesHolding(reader, block, column, inBlock, blockStart));
+          ColumnReader values =
+              new ColumnReadStoreImpl(pages, new IgnoringConverter(), projection, createdBy)
+                  .getColumnReader(column);
+          listener.rowsScanned(pages.getRowCount());
+          PrimitiveIterator.OfLong rowIndexes =
+              pages.getRowIndexes().orElseGet(() -> LongStream.range(0, count).iterator());
+          for (long i = 0; i < pages.getRowCount(); i++) {
+            long row = blockStart + rowIndexes.nextLong();
+            List<Pointer> ps = inBlock.get(row);
+            if (ps != null && values.getCurrentDefinitionLevel() == column.getMaxDefinitionLevel()) {
+              byte[] payload = values.getBinary().getBytes();
+              for (Pointer p : ps) {
+                result.put(p, payload);
+              }
+              rowsRead++;
+            } else {
+              values.skip();
+            }
+            values.consume();
+          }
+        }
+        blockStart += count;
+      }
+      listener.rowsRead(rowsRead);
+      Long beyond = wanted.ceilingKey(blockStart);
+      if (beyond != null) {
+        throw new IllegalStateException(
+            "pointer "
+                + wanted.get(beyond).get(0).describe()
+                + " is past the end of its data file ("
+                + blockStart
+                + " rows)");
+      }
+    }
+  }
+
+  /** The row ranges of the pages that hold the wanted rows; the whole row group without index. */
+  private static RowRanges pagesHolding(
+      ParquetFileReader reader,
+      BlockMetaData block,
+      ColumnDescriptor column,
+      SortedMap<Long, List<Pointer>> wanted,
+      long blockStart)
+      throws IOException {
+    ColumnChunkMetaData chunk = null;
+    for (ColumnChunkMetaData c : block.getColumns()) {
+      if (c.getPath().equals(ColumnPath.get(column.getPath()))) {
+        chunk = c;
+      }
+    }
+    OffsetIndex index = chunk == null ? null : reader.readOffsetIndex(chunk);
+    long count = block.getRowCount();
+    if (index == null) {
+      return RowRanges.createSingle(count);
+    }
+    TreeSet<Integer> pages = new TreeSet<>();
+    int page = 0;
+    for (long absolute : wanted.keySet()) {
+      long row = absolute - blockStart;
+      while (page < index.getPageCount() - 1 && index.getLastRowIndex(page, count) < row) {
+        page++;
+      }
+      pages.add(page);
+    }
+    return RowRanges.create(
+        count, pages.stream().mapToInt(Integer::intValue).iterator(), index);
+  }
+
+  /** Finds rows of pointers whose data file is gone, by their fallback key. */
+  private void readByKey(List<Pointer> gone, Map<Pointer, byte[]> result, Listener listener)
+      throws IOException {
+    gone.forEach(listener::fallback);
+    Snapshot snapshot = DeltaLog.forTable(conf, tableRoot).update();
+    Map<String, List<Pointer>> candidates = new TreeMap<>();
+    for (AddFile file : snapshot.getAllFiles()) {
+      List<Pointer> admitted = new ArrayList<>();
+      for (Pointer p : gone) {
+        if (partitionAdmits(file, p)
+            && FileStats.mayContain(file.getStats(), NATURAL_ID, p.naturalId())) {
+          admitted.add(p);
+        }
+      }
+      if (admitted.isEmpty()) {
+        listener.fileSkippedByStats();
+      } else {
+        candidates.put(file.getPath(), admitted);
+      }
+    }
+    for (Map.Entry<String, List<Pointer>> e : candidates.entrySet()) {
+      List<Pointer> open = e.getValue().stream().filter(p -> !result.containsKey(p)).toList();
+      if (!open.isEmpty()) {
+        findInFile(new Path(tableRoot, e.getKey()), open, result, listener);
+      }
+    }
+    for (Pointer p : gone) {
+      if (!result.containsKey(p)) {
+        throw new IllegalStateException(
+            "raw event "
+                + p.describe()
+                + " not found: its data file is gone and no row of the current snapshot has side "
+                + p.side()
+                + ", its natural id and hash "
+                + p.sha256());
+      }
+    }
+  }
+
+  private static boolean partitionAdmits(AddFile file, Pointer p) {
+    String side = file.getPartitionValues().get("side");
+    if (side != null && !side.equals(p.side().name())) {
+      return false;
+    }
+    String date = file.getPartitionValues().get("event_date");
+    Matcher m = EVENT_DATE.matcher(p.dataFile());
+    return date == null || !m.find() || date.equals(m.group(1));
+  }
+
+  private void findInFile(
+      Path path, List<Pointer> pointers, Map<Pointer, byte[]> result, Listener listener)
+      throws IOException {
+    FilterPredicate filter = null;
+    for (Pointer p : pointers) {
+      FilterPredicate key =
+          FilterApi.and(
+              FilterApi.eq(FilterApi.binaryColumn(NATURAL_ID), Binary.fromString(p.naturalId())),
+              FilterApi.eq(FilterApi.binaryColumn(SHA256), Binary.fromString(p.sha256())));
+      filter = filter == null ? key : FilterApi.or(filter, key);
+    }
+    long rows = 0;
+    try (ParquetReader<Group> reader =
+        ParquetReader.builder(new KeyAndPayloadReadSupport(), path)
+            .withConf(conf)
+            .withFilter(FilterCompat.get(filter))
+            .build()) {
+      listener.fileOpened();
+      for (Group g = reader.read(); g != null; g = reader.read()) {
+        rows++;
+        String id = g.getBinary(NATURAL_ID, 0).toStringUsingUTF8();
+        String hash = g.getBinary(SHA256, 0).toStringUsingUTF8();
+        byte[] payload = g.getBinary(PAYLOAD, 0).getBytes();
+        for (Pointer p : pointers) {
+          if (p.naturalId().equals(id) && p.sha256().equals(hash)) {
+            result.putIfAbsent(p, payload);
+          }
+        }
+      }
+    }
+    listener.rowsRead(rows);
+  }
+
+  /**
+   * Reads natural_id, sha256 and payload only, typed as the file declares them (another writer,
+   * an OPTIMIZE by Spark for instance, may have made them optional).
+   */
+  private static final class KeyAndPayloadReadSupport extends GroupReadSupport {
+    @Override
+    public ReadContext init(InitContext context) {
+      MessageType file = context.getFileSchema();
+      return new ReadContext(
+          new MessageType(
+              file.getName(), file.getType(NATURAL_ID), file.getType(SHA256), file.getType(PAYLOAD)));
+    }
+  }
+
+  /** {@link ColumnReadStoreImpl} wants converters; values are taken from the reader directly. */
+  private static final class IgnoringConverter extends GroupConverter {
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      return new PrimitiveConverter() {};
+    }
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void end() {}
+  }
+}

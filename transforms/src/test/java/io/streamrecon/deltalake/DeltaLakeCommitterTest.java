@@ -1,0 +1,209 @@
+package io.streamrecon.deltalake;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Snapshot;
+import io.delta.standalone.actions.AddFile;
+import io.streamrecon.model.Event;
+import io.streamrecon.model.Side;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.conf.Configuration;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+public class DeltaLakeCommitterTest {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  private final Configuration conf = new Configuration();
+
+  private List<DataFile> writeFiles(String warehouse, List<Event> events) throws Exception {
+    try (DataFileWriter<Event> writer =
+        new DataFileWriter<>(
+            conf,
+            DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS),
+            TableLayouts.RAW_EVENTS,
+            "run-1")) {
+      for (Event e : events) {
+        writer.write(e, e.eventTime());
+      }
+      return writer.finish();
+    }
+  }
+
+  @Test
+  public void firstCommitCreatesPartitionedTableWithStats() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = new ArrayList<>(TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
+    events.addAll(TestEvents.events(Side.TARGET, "b", 2, TestEvents.T0));
+    List<DataFile> files = writeFiles(warehouse, events);
+    assertThat(files, hasSize(2));
+
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    DeltaLakeCommitter.Outcome outcome = committer.commit("app", 0, files);
+    assertEquals(0, outcome.tableVersion());
+    assertFalse(outcome.alreadyCommitted());
+
+    Snapshot snapshot = DeltaLog.forTable(conf, warehouse + "/raw_events").update();
+    assertEquals(List.of("side", "event_date"), snapshot.getMetadata().getPartitionColumns());
+    assertEquals(TableLayouts.RAW_EVENTS.deltaSchema(), snapshot.getMetadata().getSchema());
+    Map<String, AddFile> byPath = new HashMap<>();
+    for (AddFile f : snapshot.getAllFiles()) {
+      byPath.put(f.getPath(), f);
+    }
+    for (DataFile f : files) {
+      AddFile add = byPath.get(f.path());
+      assertThat(f.path(), add.getPath(), equalTo(f.path()));
+      assertThat(add.getPath(), org.hamcrest.Matchers.matchesPattern(
+          "side=(SOURCE|TARGET)/event_date=2024-03-01/part-[0-9a-f-]{36}\\.snappy\\.parquet"));
+      JsonNode stats = FileStats.JSON.readTree(add.getStats());
+      assertEquals(f.numRecords(), stats.get("numRecords").asLong());
+      assertTrue(stats.get("minValues").has("natural_id"));
+      assertTrue(stats.get("maxValues").has("natural_id"));
+      assertEquals(0, stats.get("nullCount").get("natural_id").asLong());
+    }
+    // The log holds the stats as a JSON string (the protocol's form), not as an object.
+    String log =
+        Files.readString(
+            tmp.getRoot().toPath().resolve("raw_events/_delta_log/00000000000000000000.json"),
+            StandardCharsets.UTF_8);
+    assertThat(log, containsString("\"stats\":\"{\\\"numRecords\\\":"));
+    assertThat(log, containsString("\"appId\":\"app\""));
+  }
+
+  @Test
+  public void committingTheSameBatchTwiceAddsItOnce() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<DataFile> files = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0));
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    DeltaLakeCommitter.Outcome first = committer.commit("app", 7, files);
+    // A retried commit, through a new committer as after a worker restart.
+    DeltaLakeCommitter.Outcome again =
+        new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("app", 7, files);
+
+    assertFalse(first.alreadyCommitted());
+    assertTrue(again.alreadyCommitted());
+    assertTrue(again.sameFiles());
+    assertEquals(first.tableVersion(), again.tableVersion());
+    assertEquals(0, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
+    assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+
+    // The next batch of the same writer is committed normally.
+    List<DataFile> next = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0));
+    DeltaLakeCommitter.Outcome third = committer.commit("app", 8, next);
+    assertFalse(third.alreadyCommitted());
+    assertEquals(1, third.tableVersion());
+    assertEquals(7, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
+  @Test
+  public void anOlderBatchReplayedAfterLaterCommitsIsFoundAndSkipped() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    List<DataFile> first = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0));
+    committer.commit("app", 0, first);
+    for (int i = 1; i <= 20; i++) {
+      committer.commit("app", i, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "x" + i, 1, TestEvents.T0)));
+    }
+    DeltaLakeCommitter.Outcome replay = committer.commit("app", 0, first);
+    assertTrue(replay.alreadyCommitted());
+    assertTrue(replay.sameFiles());
+    assertEquals(0, replay.tableVersion());
+    assertEquals(22, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
+  @Test
+  public void aReusedTransactionVersionWithOtherRowsFailsInsteadOfDroppingThem() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    committer.commit("app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0)));
+    List<DataFile> other = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 3, TestEvents.T0));
+    IllegalStateException e =
+        assertThrows(IllegalStateException.class, () -> committer.commit("app", 0, other));
+    assertThat(e.getMessage(), containsString("not unique"));
+  }
+
+  @Test
+  public void twoWritersAppendConcurrentlyAndEveryRowIsPresentOnce() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    int batches = 6;
+    List<List<DataFile>> a = new ArrayList<>();
+    List<List<DataFile>> b = new ArrayList<>();
+    for (int i = 0; i < batches; i++) {
+      a.add(writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a" + i, 10, TestEvents.T0)));
+      b.add(writeFiles(warehouse, TestEvents.events(Side.TARGET, "b" + i, 10, TestEvents.T0)));
+    }
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      // Both writers start on a table that does not exist yet: both try to create it.
+      List<Future<Void>> results = new ArrayList<>();
+      for (Map.Entry<String, List<List<DataFile>>> writer : Map.of("pipeline-a", a, "pipeline-b", b).entrySet()) {
+        Callable<Void> task =
+            () -> {
+              DeltaLakeCommitter committer =
+                  new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.RAW_EVENTS);
+              start.await();
+              for (int i = 0; i < batches; i++) {
+                committer.commit(writer.getKey(), i, writer.getValue().get(i));
+                // Every batch is retried once, as if the first acknowledgement was lost.
+                assertTrue(committer.commit(writer.getKey(), i, writer.getValue().get(i)).alreadyCommitted());
+              }
+              return null;
+            };
+        results.add(pool.submit(task));
+      }
+      start.countDown();
+      for (Future<Void> f : results) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
+    Set<String> ids = new HashSet<>();
+    for (Map<String, Object> row : rows) {
+      assertTrue("duplicate " + row.get("natural_id"), ids.add((String) row.get("natural_id")));
+    }
+    assertEquals(2 * batches * 10, rows.size());
+    assertEquals(2 * batches - 1, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
+  }
+
+  @Test
+  public void refusesATableWithAnIncompatibleSchema() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    // A deltas table where raw_events should be.
+    DeltaLog log = DeltaLog.forTable(conf, warehouse + "/raw_events");
+    io.delta.standalone.OptimisticTransaction txn = log.startTransaction();
+    txn.updateMetadata(new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS).newMetadata());
+    txn.commit(List.of(), new io.delta.standalone.Operation(io.delta.standalone.Operation.Name.CREATE_TABLE), "test");
+
+    List<DataFile> files = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 1, TestEvents.T0));
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("app", 0, files));
+    assertThat(e.getMessage(), containsString("incompatible schema"));
+  }
+}

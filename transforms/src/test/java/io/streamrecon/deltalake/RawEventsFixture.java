@@ -1,0 +1,76 @@
+package io.streamrecon.deltalake;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.Operation;
+import io.delta.standalone.OptimisticTransaction;
+import io.delta.standalone.actions.Action;
+import io.delta.standalone.actions.AddFile;
+import io.streamrecon.model.Event;
+import io.streamrecon.model.EventRef;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/** Writes and commits raw events without a pipeline, and compacts them like OPTIMIZE would. */
+final class RawEventsFixture {
+  private RawEventsFixture() {}
+
+  static List<DataFile> writeFiles(String warehouse, List<Event> events) throws Exception {
+    try (DataFileWriter<Event> writer =
+        new DataFileWriter<>(
+            new Configuration(),
+            DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS),
+            TableLayouts.RAW_EVENTS,
+            "run-1")) {
+      for (Event e : events) {
+        writer.write(e, e.eventTime());
+      }
+      return writer.finish();
+    }
+  }
+
+  /** Writes the events (one file per partition) in one commit and returns their EventRefs. */
+  static List<EventRef> commit(String warehouse, String appId, long txnVersion, List<Event> events)
+      throws Exception {
+    List<DataFile> files = writeFiles(warehouse, events);
+    DeltaLakeCommitter committer =
+        new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.RAW_EVENTS);
+    long version = committer.commit(appId, txnVersion, files).tableVersion();
+    List<EventRef> refs = new ArrayList<>();
+    for (DataFile f : files) {
+      refs.addAll(CommitFiles.CommitRawEventsFn.eventRefs(f, version));
+    }
+    return refs;
+  }
+
+  /**
+   * What OPTIMIZE followed by VACUUM does to the files behind {@code refsToCompact}: their rows
+   * ({@code rows}, in a new order) go into one new file, the old files are removed from the table
+   * with dataChange=false and deleted from storage.
+   */
+  static void compact(String warehouse, List<String> oldFiles, List<Event> rows) throws Exception {
+    List<DataFile> rewritten = writeFiles(warehouse, rows);
+    DeltaLog log =
+        DeltaLog.forTable(new Configuration(), DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS));
+    OptimisticTransaction txn = log.startTransaction();
+    List<Action> actions = new ArrayList<>();
+    for (AddFile f : log.update().getAllFiles()) {
+      if (oldFiles.contains(f.getPath())) {
+        actions.add(f.remove(false));
+      }
+    }
+    for (DataFile f : rewritten) {
+      AddFile add = DeltaLakeCommitter.toAddFile(f);
+      actions.add(
+          new AddFile(add.getPath(), add.getPartitionValues(), add.getSize(), add.getModificationTime(), false, add.getStats(), null));
+    }
+    txn.commit(actions, new Operation(Operation.Name.MANUAL_UPDATE), "test-optimize");
+    Path root = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
+    FileSystem fs = root.getFileSystem(new Configuration());
+    for (String old : oldFiles) {
+      fs.delete(new Path(root, old), false);
+    }
+  }
+}

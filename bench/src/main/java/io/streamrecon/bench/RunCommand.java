@@ -153,7 +153,7 @@ final class RunCommand implements Callable<Integer> {
     Path lookupWarehouse = work.resolve("runs/u" + profileSize + "-direct/work/warehouse");
     if (Files.isDirectory(lookupWarehouse)) {
       try {
-        lookup = null; // TEMP-LOOKUP
+        lookup = LookupCost.measure(lookupWarehouse, 2000);
       } catch (Exception ex) {
         notes.add("Lookup cost could not be measured: " + ex);
       }

@@ -29,6 +29,7 @@ final class ReportWriter {
   private final String started;
   private final String command;
   private final String xmx;
+  String lookupSet = "";
 
   ReportWriter(List<RunCommand.Row> rows, Map<String, JfrTop> profiles, StateSize state, LookupCost lookup,
       List<String> notes, String started, String command, String xmx) {
@@ -181,12 +182,12 @@ final class ReportWriter {
       md.append("Not measured (see notes).\n\n");
     } else {
       md.append(String.format(Locale.ROOT,
-          "The %,d pointers of the MISMATCH records of the DirectRunner run's deltas table, into %,d raw_events data files:\n\n"
+          "The %,d pointers of the MISMATCH records in the deltas table of the SparkRunner run (u%s), into %,d raw_events data files:\n\n"
               + "| read | files opened | ms | ms per pointer |\n|---|---:|---:|---:|\n"
               + "| one open per data file (parquet-hadoop, payload column) | %,d | %.0f | %.3f |\n"
               + "| one open per pointer (same reader; %,d timed, scaled) | %,d | %.0f | %.3f |\n"
               + "| `DeltaLakeIO.lookup()` in a DirectRunner pipeline (start-up included) | %s | %.0f | %.3f |\n\n",
-          lookup.pointers(), lookup.files(),
+          lookup.pointers(), lookupSet, lookup.files(),
           lookup.files(), lookup.batchedMillis(), lookup.batchedMillis() / lookup.pointers(),
           lookup.perPointerMeasured(), lookup.pointers(), lookup.perPointerMillis(), lookup.perPointerMillis() / lookup.pointers(),
           lookup.lookupFileOpens() < 0 ? "n/a" : String.format(Locale.ROOT, "%,d", lookup.lookupFileOpens()),

@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "run", description = "Runs the benchmark and writes the report.")
 final class RunCommand implements Callable<Integer> {
-  @Option(names = "--sizes", split = ",", defaultValue = "10000,100000,1000000",
+  @Option(names = "--sizes", split = ",", defaultValue = "1000,10000,100000,1000000",
       description = "records per data set (about N events per side)")
   List<Integer> sizes;
 
@@ -52,7 +52,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--xmx", defaultValue = "8g", description = "heap of each contender JVM")
   String xmx;
 
-  @Option(names = "--run-timeout", defaultValue = "PT45M", description = "a contender run longer than this is stopped")
+  @Option(names = "--run-timeout", defaultValue = "PT12M", description = "a contender run longer than this is stopped")
   Duration runTimeout;
 
   @Option(names = "--largest-timeout", defaultValue = "PT15M",
@@ -63,8 +63,13 @@ final class RunCommand implements Callable<Integer> {
       description = "contenders to profile with JFR on the profile size (empty = none)")
   List<String> profile;
 
-  @Option(names = "--profile-size", defaultValue = "100000")
-  int profileSize;
+  @Option(names = "--profile-under", defaultValue = "PT5M",
+      description = "profile each contender on the largest uniform set it ran in less than this")
+  Duration profileUnder;
+
+  @Option(names = "--lookup-size", defaultValue = "100000",
+      description = "measure lookup cost on the SparkRunner run's tables of this uniform set")
+  int lookupSize;
 
   @Option(names = "--skip-on-slow", defaultValue = "true",
       description = "skip a contender at larger sizes once one of its runs timed out")
@@ -132,25 +137,35 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     Map<String, JfrTop> profiles = new LinkedHashMap<>();
-    Path profileSet = work.resolve("data/u" + profileSize);
-    if (Files.exists(profileSet.resolve(Generator.EXPECTED))) {
-      Expected e = Expected.read(profileSet.resolve(Generator.EXPECTED));
-      for (String c : profile) {
-        if (c.isBlank()) {
-          continue;
+    for (String c : profile) {
+      if (c.isBlank()) {
+        continue;
+      }
+      Row best = null;
+      for (Row r : rows) {
+        if (r.contender().equals(c) && r.dataSet().startsWith("u") && r.result() != null
+            && r.result().wallSeconds() < profileUnder.toSeconds()
+            && (best == null || r.result().records() > best.result().records())) {
+          best = r;
         }
-        Path jfr = work.resolve("profile-" + c + ".jfr");
-        Row r = runContender(profileSet, c, e, jfr, runTimeout);
-        if (r.result() != null && Files.exists(jfr)) {
-          profiles.put(c, JfrTop.of(jfr));
-        } else {
-          notes.add("Profile of " + c + " failed: " + r.failure());
-        }
+      }
+      if (best == null) {
+        notes.add("No profile of " + c + ": none of its runs finished in " + profileUnder.toMinutes() + " min.");
+        continue;
+      }
+      Path set = work.resolve("data").resolve(best.dataSet());
+      Path jfr = work.resolve("profile-" + c + "-" + best.dataSet() + ".jfr");
+      Files.deleteIfExists(jfr);
+      Row r = runContender(set, c, best.expected(), jfr, runTimeout);
+      if (Files.exists(jfr)) {
+        profiles.put(c + " on " + best.dataSet(), JfrTop.of(jfr));
+      } else {
+        notes.add("Profile of " + c + " failed: " + r.failure());
       }
     }
     StateSize state = StateSize.measure(sets.get(Math.min(1, sets.size() - 1)), 20_000);
     LookupCost lookup = null;
-    Path lookupWarehouse = work.resolve("runs/u" + profileSize + "-direct/work/warehouse");
+    Path lookupWarehouse = work.resolve("runs/u" + lookupSize + "-spark/work/warehouse");
     if (Files.isDirectory(lookupWarehouse)) {
       try {
         lookup = LookupCost.measure(lookupWarehouse, 2000);
@@ -158,10 +173,12 @@ final class RunCommand implements Callable<Integer> {
         notes.add("Lookup cost could not be measured: " + ex);
       }
     } else {
-      notes.add("Lookup cost not measured: no DirectRunner warehouse for u" + profileSize + ".");
+      notes.add("Lookup cost not measured: no SparkRunner warehouse for u" + lookupSize + ".");
     }
     Chart.write(chart, rows);
-    new ReportWriter(rows, profiles, state, lookup, notes, started, commandLine(), xmx).write(report);
+    ReportWriter writer = new ReportWriter(rows, profiles, state, lookup, notes, started, commandLine(), xmx);
+    writer.lookupSet = String.valueOf(lookupSize);
+    writer.write(report);
     boolean ok = rows.stream().allMatch(r -> r.result() == null || r.agrees());
     boolean anyRan = rows.stream().anyMatch(r -> r.result() != null);
     System.out.println("report: " + report + ", chart: " + chart);
@@ -175,7 +192,8 @@ final class RunCommand implements Callable<Integer> {
     return "bin/bench run --sizes=" + join(sizes) + " --contenders=" + String.join(",", contenders)
         + " --zipf-size=" + zipfSize + " --seed=" + seed + " --xmx=" + xmx
         + " --run-timeout=" + runTimeout + " --largest-timeout=" + largestTimeout
-        + " --profile=" + String.join(",", profile) + " --profile-size=" + profileSize;
+        + " --profile=" + String.join(",", profile) + " --profile-under=" + profileUnder
+        + " --lookup-size=" + lookupSize;
   }
 
   private static String join(List<Integer> l) {
@@ -229,7 +247,11 @@ final class RunCommand implements Callable<Integer> {
     cmd.add("--result=" + result);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      p.destroyForcibly().waitFor();
+      // SIGTERM first: the JVM's shutdown hooks still dump a JFR recording
+      p.destroy();
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor();
+      }
       return new Row(name, contender, null, String.format(Locale.ROOT,
           "timed out: not finished after %d min, so below %,.0f events/s", limit.toMinutes(),
           e.events() / (double) limit.toSeconds()), e);
@@ -238,8 +260,9 @@ final class RunCommand implements Callable<Integer> {
       return new Row(name, contender, null, "failed (exit " + p.exitValue() + "), see " + log, e);
     }
     RunResult r = RunResult.read(result);
-    // Keep the tables of the DirectRunner run at the profile size for the lookup measurement.
-    if (jfr != null || !(contender.equals("direct") && name.equals("u" + profileSize))) {
+    deleteTree(runDir.resolve("work/checkpoint"));
+    // Keep the tables of the SparkRunner run at the lookup size for the lookup measurement.
+    if (jfr != null || !(contender.equals("spark") && name.equals("u" + lookupSize))) {
       deleteTree(runDir.resolve("work"));
     }
     return new Row(name, contender, r, null, e);

@@ -1,0 +1,75 @@
+package io.streamrecon.pipeline;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * Splits a byte stream into lines at {@code \n} (a trailing {@code \r} is dropped), reading in
+ * 64 KiB chunks and holding at most {@code maxLineBytes} of a line: longer lines are cut there and
+ * the rest skipped, so one huge line cannot exhaust memory.
+ */
+final class LineReader {
+  private final InputStream in;
+  private final int maxLineBytes;
+  private final byte[] buffer = new byte[1 << 16];
+  private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+  private int pos;
+  private int limit;
+  private boolean eof;
+
+  LineReader(InputStream in, int maxLineBytes) {
+    this.in = in;
+    this.maxLineBytes = maxLineBytes;
+  }
+
+  /** The next line without its terminator, or {@code null} at the end of the stream. */
+  byte[] next() throws IOException {
+    line.reset();
+    boolean any = false;
+    while (true) {
+      if (pos == limit) {
+        if (eof || !fill()) {
+          return any ? finish() : null;
+        }
+      }
+      any = true;
+      int start = pos;
+      while (pos < limit && buffer[pos] != '\n') {
+        pos++;
+      }
+      append(start, pos);
+      if (pos < limit) {
+        pos++; // the '\n'
+        return finish();
+      }
+    }
+  }
+
+  private boolean fill() throws IOException {
+    int n = in.read(buffer);
+    if (n <= 0) {
+      eof = true;
+      return false;
+    }
+    pos = 0;
+    limit = n;
+    return true;
+  }
+
+  private void append(int from, int to) {
+    int room = maxLineBytes - line.size();
+    if (room > 0) {
+      line.write(buffer, from, Math.min(room, to - from));
+    }
+  }
+
+  private byte[] finish() {
+    byte[] bytes = line.toByteArray();
+    if (bytes.length > 0 && bytes[bytes.length - 1] == '\r') {
+      return Arrays.copyOf(bytes, bytes.length - 1);
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,181 @@
+package io.streamrecon.pipeline;
+
+import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.Origin;
+import io.streamrecon.model.RawInput;
+import io.streamrecon.model.Side;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Reads one Kafka topic into {@link RawInput}s: the record value as bytes, {@code
+ * topic/partition@offset} as origin, the Kafka record time as record time, and the payload's event
+ * time as element timestamp (see {@link PayloadTimestampPolicy} for the watermark). Offsets are
+ * committed when Beam finalizes a checkpoint, so a restarted job resumes after what it processed.
+ *
+ * <p>Consumer defaults, each overridable through the properties: {@code group.id=streamrecon},
+ * {@code auto.offset.reset=earliest}.
+ */
+public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
+  /** Consumer group used when the properties name none. */
+  public static final String DEFAULT_GROUP_ID = "streamrecon";
+
+  private final Side side;
+  private final InputSpec spec;
+  private final Map<String, String> properties;
+  private final String timeField;
+  private final Duration maxOutOfOrderness;
+  private final boolean readCommitted;
+  private final long maxRecords;
+  private final Duration maxReadTime;
+
+  private ReadKafka(
+      Side side,
+      InputSpec spec,
+      Map<String, String> properties,
+      String timeField,
+      Duration maxOutOfOrderness,
+      boolean readCommitted,
+      long maxRecords,
+      Duration maxReadTime) {
+    this.side = side;
+    this.spec = spec;
+    this.properties = Map.copyOf(properties);
+    this.timeField = timeField;
+    this.maxOutOfOrderness = maxOutOfOrderness;
+    this.readCommitted = readCommitted;
+    this.maxRecords = maxRecords;
+    this.maxReadTime = maxReadTime;
+  }
+
+  /** Reads the Kafka topic of {@code spec} as the given side. */
+  public static ReadKafka of(Side side, InputSpec spec) {
+    if (side == null) {
+      throw new IllegalArgumentException("side must be SOURCE or TARGET");
+    }
+    if (spec == null || !spec.isKafka()) {
+      throw new IllegalArgumentException("spec must be a kafka://host:port/topic input");
+    }
+    return new ReadKafka(side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30), false, 0,
+        null);
+  }
+
+  /** Consumer properties passed through as given (security, group id, ...). */
+  public ReadKafka withConsumerProperties(Map<String, String> props) {
+    if (props == null) {
+      throw new IllegalArgumentException("consumer properties must not be null");
+    }
+    return new ReadKafka(side, spec, props, timeField, maxOutOfOrderness, readCommitted,
+        maxRecords, maxReadTime);
+  }
+
+  /** JSON Pointer of the event time; empty for the Kafka record time. */
+  public ReadKafka withTimeField(String field) {
+    if (field == null || !(field.isEmpty() || field.startsWith("/"))) {
+      throw new IllegalArgumentException("timeField must be empty or a JSON Pointer, got " + field);
+    }
+    return new ReadKafka(side, spec, properties, field, maxOutOfOrderness, readCommitted,
+        maxRecords, maxReadTime);
+  }
+
+  /** The watermark's bound below the largest event time seen (zero or more). */
+  public ReadKafka withMaxOutOfOrderness(Duration bound) {
+    if (bound == null || bound.isShorterThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("maxOutOfOrderness must be zero or more, got " + bound);
+    }
+    return new ReadKafka(side, spec, properties, timeField, bound, readCommitted, maxRecords,
+        maxReadTime);
+  }
+
+  /** Reads only committed records of transactional producers. */
+  public ReadKafka withReadCommitted(boolean committed) {
+    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, committed,
+        maxRecords, maxReadTime);
+  }
+
+  /** Stops after this many records (0 = unbounded); makes the read bounded. */
+  public ReadKafka withMaxRecords(long max) {
+    if (max < 0) {
+      throw new IllegalArgumentException("maxRecords must be 0 (unbounded) or more, got " + max);
+    }
+    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, readCommitted, max,
+        maxReadTime);
+  }
+
+  /** Stops after reading this long ({@code null} = unbounded); makes the read bounded. */
+  public ReadKafka withMaxReadTime(Duration max) {
+    if (max != null && !max.isLongerThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("maxReadTime must be positive, got " + max);
+    }
+    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, readCommitted,
+        maxRecords, max);
+  }
+
+  @Override
+  public PCollection<RawInput> expand(PBegin input) {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, DEFAULT_GROUP_ID);
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.putAll(properties);
+    KafkaIO.Read<byte[], byte[]> read =
+        KafkaIO.<byte[], byte[]>read()
+            .withBootstrapServers(spec.bootstrapServers())
+            .withTopic(spec.topic())
+            .withKeyDeserializer(ByteArrayDeserializer.class)
+            .withValueDeserializer(ByteArrayDeserializer.class)
+            .withConsumerConfigUpdates(config)
+            .withTimestampPolicyFactory(
+                new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness))
+            .commitOffsetsInFinalize();
+    if (readCommitted) {
+      read = read.withReadCommitted();
+    }
+    if (maxRecords > 0) {
+      read = read.withMaxNumRecords(maxRecords);
+    }
+    if (maxReadTime != null) {
+      read = read.withMaxReadTime(maxReadTime);
+    }
+    return input
+        .apply("ReadTopic", read)
+        .apply("ConvertToRawInput", ParDo.of(new ToRawInputFn(side)))
+        .setCoder(ModelCoders.RawInputCoder.of());
+  }
+
+  /** Keeps value, origin and record time; the element timestamp (event time) passes through. */
+  static final class ToRawInputFn extends DoFn<KafkaRecord<byte[], byte[]>, RawInput> {
+    private static final byte[] EMPTY = new byte[0];
+    private final Side side;
+    private final Counter records;
+
+    ToRawInputFn(Side side) {
+      this.side = side;
+      this.records = Metrics.counter(Summary.NAMESPACE, Summary.inputCounter(side));
+    }
+
+    @ProcessElement
+    public void process(@Element KafkaRecord<byte[], byte[]> r, OutputReceiver<RawInput> out) {
+      records.inc();
+      byte[] value = r.getKV().getValue();
+      out.output(
+          new RawInput(
+              side,
+              value == null ? EMPTY : value,
+              Origin.kafka(r.getTopic(), r.getPartition(), r.getOffset()),
+              new Instant(r.getTimestamp())));
+    }
+  }
+}

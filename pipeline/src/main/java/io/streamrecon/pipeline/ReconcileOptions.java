@@ -1,0 +1,167 @@
+package io.streamrecon.pipeline;
+
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.beam.sdk.options.Default;
+import org.apache.beam.sdk.options.DefaultValueFactory;
+import org.apache.beam.sdk.options.Description;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.StreamingOptions;
+
+/**
+ * The options of a reconciliation run, given as {@code --name=value}. Durations accept ISO-8601
+ * ({@code PT10M}) or short forms ({@code 10m}, {@code 30s}, {@code 2h}, {@code 500ms}). The values
+ * are checked and turned into typed settings by {@link ReconcileSettings#from}; Beam's own options
+ * ({@code --runner}, {@code --streaming}, ...) apply as usual.
+ */
+public interface ReconcileOptions extends StreamingOptions {
+
+  @Description(
+      "Source stream: a JSON Lines file path or glob (any Beam file system), or"
+          + " kafka://host:port[,host:port]/topic")
+  String getSource();
+
+  void setSource(String value);
+
+  @Description("Target stream, same forms as --source")
+  String getTarget();
+
+  void setTarget(String value);
+
+  @Description("Directory or Hadoop URI under which the Delta Lake tables are written")
+  @Default.String("./warehouse")
+  String getWarehouse();
+
+  void setWarehouse(String value);
+
+  @Description("JSON Pointer(s) of the natural id; comma-separated for a composite key")
+  @Default.String("/id")
+  String getKeyField();
+
+  void setKeyField(String value);
+
+  @Description(
+      "JSON Pointer of the event time (ISO-8601 with offset, or epoch millis); empty = the"
+          + " record's own time (Kafka record timestamp, or file read time)")
+  @Default.String("/eventTime")
+  String getTimeField();
+
+  void setTimeField(String value);
+
+  @Description("Comma-separated JSON Pointers removed before hashing and diffing")
+  @Default.String("")
+  String getIgnoreFields();
+
+  void setIgnoreFields(String value);
+
+  @Description("Pairing timeout in event time (PT10M or 10m)")
+  @Default.String("10m")
+  String getTimeout();
+
+  void setTimeout(String value);
+
+  @Description("How far behind the watermark an event may be before it counts as late")
+  @Default.String("0s")
+  String getAllowedLateness();
+
+  void setAllowedLateness(String value);
+
+  @Description(
+      "Expiry clock: event (event-time timers) or processing (wall-clock grace after the key's last"
+          + " event); empty = event, or processing on the SparkRunner in streaming mode")
+  @Default.String("")
+  String getExpiry();
+
+  void setExpiry(String value);
+
+  @Description("Processing-time grace for --expiry=processing; empty = the --timeout")
+  @Default.String("")
+  String getProcessingGrace();
+
+  void setProcessingGrace(String value);
+
+  @Description("Also write MATCH records to the deltas table")
+  @Default.Boolean(false)
+  boolean getEmitMatches();
+
+  void setEmitMatches(boolean value);
+
+  @Description("Id of this run, stored with every row; default generated from the start time")
+  @Default.InstanceFactory(RunIdFactory.class)
+  String getRunId();
+
+  void setRunId(String value);
+
+  @Description("Delta Lake commit interval in streaming mode")
+  @Default.String("5s")
+  String getCommitInterval();
+
+  void setCommitInterval(String value);
+
+  @Description(
+      "Kafka consumer properties, comma-separated key=value (security.protocol, sasl.*, ssl.*,"
+          + " group.id, ...); values with commas go in double quotes")
+  @Default.String("")
+  String getKafkaProperties();
+
+  void setKafkaProperties(String value);
+
+  @Description("A Java properties file of Kafka consumer properties; --kafkaProperties win")
+  @Default.String("")
+  String getKafkaPropertiesFile();
+
+  void setKafkaPropertiesFile(String value);
+
+  @Description(
+      "Kafka watermark: the largest event time seen per partition minus this bound")
+  @Default.String("30s")
+  String getKafkaMaxOutOfOrderness();
+
+  void setKafkaMaxOutOfOrderness(String value);
+
+  @Description("Read only committed records of transactional Kafka producers")
+  @Default.Boolean(false)
+  boolean getKafkaReadCommitted();
+
+  void setKafkaReadCommitted(boolean value);
+
+  @Description("Stop after this many records per Kafka topic (0 = unbounded)")
+  @Default.Long(0)
+  long getKafkaMaxRecords();
+
+  void setKafkaMaxRecords(long value);
+
+  @Description("Stop reading Kafka after this long (empty = unbounded)")
+  @Default.String("")
+  String getKafkaMaxReadTime();
+
+  void setKafkaMaxReadTime(String value);
+
+  @Description("Largest accepted event in bytes; larger inputs become dead letters")
+  @Default.Integer(1 << 20)
+  int getMaxEventBytes();
+
+  void setMaxEventBytes(int value);
+
+  @Description("How often a long run logs its progress counters (0s = never)")
+  @Default.String("30s")
+  String getProgressInterval();
+
+  void setProgressInterval(String value);
+
+  /** {@code run-<UTC start time>-<random>}: unique enough to tell runs apart in the tables. */
+  class RunIdFactory implements DefaultValueFactory<String> {
+    private static final DateTimeFormatter FORMAT =
+        DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
+
+    @Override
+    public String create(PipelineOptions options) {
+      return "run-"
+          + FORMAT.format(ZonedDateTime.now(ZoneOffset.UTC))
+          + "-"
+          + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+    }
+  }
+}

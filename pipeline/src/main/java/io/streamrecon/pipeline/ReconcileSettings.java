@@ -1,0 +1,207 @@
+package io.streamrecon.pipeline;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.joda.time.Duration;
+
+/**
+ * The checked, typed form of {@link ReconcileOptions}. {@link #from} validates every option and
+ * reports the first bad one with its name and the valid range, so that the command line can print
+ * one clear line.
+ *
+ * @param kafkaMaxReadTime {@code null} for no limit
+ * @param processingGrace wall-clock grace for {@link ExpiryClock#PROCESSING}
+ */
+public record ReconcileSettings(
+    InputSpec source,
+    InputSpec target,
+    String warehouse,
+    List<String> keyFields,
+    String timeField,
+    List<String> ignoreFields,
+    Duration timeout,
+    Duration allowedLateness,
+    ExpiryClock expiry,
+    Duration processingGrace,
+    boolean emitMatches,
+    String runId,
+    Duration commitInterval,
+    Map<String, String> kafkaProperties,
+    Duration kafkaMaxOutOfOrderness,
+    boolean kafkaReadCommitted,
+    long kafkaMaxRecords,
+    Duration kafkaMaxReadTime,
+    int maxEventBytes,
+    Duration progressInterval,
+    boolean streaming) {
+
+  /** Largest accepted {@code --maxEventBytes}: 64 MiB, far above any sane single event. */
+  public static final int MAX_EVENT_BYTES_LIMIT = 64 << 20;
+
+  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  public ReconcileSettings {
+    keyFields = List.copyOf(keyFields);
+    ignoreFields = List.copyOf(ignoreFields);
+    kafkaProperties = Map.copyOf(kafkaProperties);
+  }
+
+  /**
+   * Validates the options.
+   *
+   * @throws IllegalArgumentException whose message names the option and the valid range
+   */
+  public static ReconcileSettings from(ReconcileOptions o) {
+    InputSpec source = InputSpec.parse("source", o.getSource());
+    InputSpec target = InputSpec.parse("target", o.getTarget());
+    String warehouse = o.getWarehouse();
+    if (warehouse == null || warehouse.isBlank()) {
+      throw new IllegalArgumentException(
+          "--warehouse must not be empty: a directory or Hadoop URI for the Delta Lake tables");
+    }
+    List<String> keyFields = pointers("keyField", o.getKeyField());
+    if (keyFields.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--keyField must name at least one JSON Pointer, like /id or /orderId,/lineNo");
+    }
+    String timeField = o.getTimeField() == null ? "" : o.getTimeField().trim();
+    if (!timeField.isEmpty()) {
+      checkPointer("timeField", timeField);
+    }
+    List<String> ignoreFields = pointers("ignoreFields", o.getIgnoreFields());
+    Duration timeout = DurationParser.parseAtLeast("timeout", o.getTimeout(), Duration.millis(1));
+    Duration lateness = DurationParser.parse("allowedLateness", o.getAllowedLateness());
+    ExpiryClock expiry = expiry(o);
+    Duration grace =
+        o.getProcessingGrace() == null || o.getProcessingGrace().isBlank()
+            ? timeout
+            : DurationParser.parseAtLeast(
+                "processingGrace", o.getProcessingGrace(), Duration.millis(1));
+    String runId = o.getRunId();
+    if (runId == null || !RUN_ID.matcher(runId).matches()) {
+      throw new IllegalArgumentException(
+          "--runId="
+              + runId
+              + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
+    }
+    Duration commit =
+        DurationParser.parseAtLeast("commitInterval", o.getCommitInterval(), Duration.millis(100));
+    Map<String, String> kafka =
+        KafkaProperties.merge(o.getKafkaPropertiesFile(), o.getKafkaProperties());
+    Duration outOfOrder =
+        DurationParser.parse("kafkaMaxOutOfOrderness", o.getKafkaMaxOutOfOrderness());
+    if (o.getKafkaMaxRecords() < 0) {
+      throw new IllegalArgumentException(
+          "--kafkaMaxRecords=" + o.getKafkaMaxRecords() + " must be 0 (unbounded) or more");
+    }
+    Duration maxReadTime =
+        o.getKafkaMaxReadTime() == null || o.getKafkaMaxReadTime().isBlank()
+            ? null
+            : DurationParser.parseAtLeast(
+                "kafkaMaxReadTime", o.getKafkaMaxReadTime(), Duration.millis(1));
+    int maxEventBytes = o.getMaxEventBytes();
+    if (maxEventBytes < 1 || maxEventBytes > MAX_EVENT_BYTES_LIMIT) {
+      throw new IllegalArgumentException(
+          "--maxEventBytes="
+              + maxEventBytes
+              + " is out of range: 1 to "
+              + MAX_EVENT_BYTES_LIMIT
+              + " (64 MiB)");
+    }
+    Duration progress = DurationParser.parse("progressInterval", o.getProgressInterval());
+    boolean unboundedKafka =
+        (source.isKafka() || target.isKafka())
+            && o.getKafkaMaxRecords() == 0
+            && maxReadTime == null;
+    return new ReconcileSettings(
+        source,
+        target,
+        warehouse.trim(),
+        keyFields,
+        timeField,
+        ignoreFields,
+        timeout,
+        lateness,
+        expiry,
+        grace,
+        o.getEmitMatches(),
+        runId,
+        commit,
+        kafka,
+        outOfOrder,
+        o.getKafkaReadCommitted(),
+        o.getKafkaMaxRecords(),
+        maxReadTime,
+        maxEventBytes,
+        progress,
+        o.isStreaming() || unboundedKafka);
+  }
+
+  /** True when the run reads only bounded input and ends by itself. */
+  public boolean bounded() {
+    boolean kafka = source.isKafka() || target.isKafka();
+    return !kafka || kafkaMaxRecords > 0 || kafkaMaxReadTime != null;
+  }
+
+  private static ExpiryClock expiry(ReconcileOptions o) {
+    String e = o.getExpiry() == null ? "" : o.getExpiry().trim().toLowerCase(Locale.ROOT);
+    switch (e) {
+      case "event":
+        return ExpiryClock.EVENT;
+      case "processing":
+        return ExpiryClock.PROCESSING;
+      case "":
+        return isSparkStreaming(o) ? ExpiryClock.PROCESSING : ExpiryClock.EVENT;
+      default:
+        throw new IllegalArgumentException(
+            "--expiry=" + o.getExpiry() + " is not valid: event, processing, or empty for automatic");
+    }
+  }
+
+  /**
+   * Beam's classic Spark runner rejects event-time timers in streaming mode, so a Spark streaming
+   * run expires on the processing-time clock.
+   */
+  static boolean isSparkStreaming(ReconcileOptions o) {
+    String runner = o.getRunner() == null ? "" : o.getRunner().getSimpleName();
+    boolean kafkaUnbounded =
+        (isKafka(o.getSource()) || isKafka(o.getTarget()))
+            && o.getKafkaMaxRecords() == 0
+            && (o.getKafkaMaxReadTime() == null || o.getKafkaMaxReadTime().isBlank());
+    return runner.contains("SparkRunner") && (o.isStreaming() || kafkaUnbounded);
+  }
+
+  private static boolean isKafka(String spec) {
+    return spec != null && spec.trim().startsWith(InputSpec.KAFKA_SCHEME);
+  }
+
+  private static List<String> pointers(String option, String text) {
+    List<String> result = new ArrayList<>();
+    if (text == null || text.isBlank()) {
+      return result;
+    }
+    for (String p : text.split(",")) {
+      String t = p.trim();
+      if (!t.isEmpty()) {
+        checkPointer(option, t);
+        result.add(t);
+      }
+    }
+    return result;
+  }
+
+  private static void checkPointer(String option, String pointer) {
+    if (!pointer.startsWith("/")) {
+      throw new IllegalArgumentException(
+          "--"
+              + option
+              + ": '"
+              + pointer
+              + "' is not a JSON Pointer (RFC 6901): it must start with '/', like /id or"
+              + " /customer/id");
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.streamrecon.pipeline;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.hasItems;
+
+import io.streamrecon.model.EventRef;
+import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.Pointer;
+import io.streamrecon.model.Side;
+import io.streamrecon.model.Status;
+import io.streamrecon.model.Verdict;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.testing.PAssert;
+import org.apache.beam.sdk.testing.TestPipeline;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.joda.time.Instant;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+public class ReconcilePipelineTest {
+  @Rule public final transient TemporaryFolder tmp = new TemporaryFolder();
+  @Rule public final transient TestPipeline p = TestPipeline.create();
+
+  @Test
+  public void graphHasTheNamedStepsOfSpecSection1() throws Exception {
+    File f = tmp.newFile("x.jsonl");
+    ReconcileOptions options =
+        PipelineOptionsFactory.fromArgs(
+                "--source=" + f, "--target=" + f, "--warehouse=" + tmp.newFolder("wh"))
+            .as(ReconcileOptions.class);
+    Pipeline pipeline = ReconcilePipeline.build(Pipeline.create(options), options);
+    List<String> names = new ArrayList<>();
+    pipeline.traverseTopologically(
+        new Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+            if (node.getEnclosingNode() != null && node.getEnclosingNode().isRootNode()) {
+              names.add(node.getFullName());
+            }
+            return CompositeBehavior.ENTER_TRANSFORM;
+          }
+
+          @Override
+          public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+            if (node.getEnclosingNode() != null && node.getEnclosingNode().isRootNode()) {
+              names.add(node.getFullName());
+            }
+          }
+        });
+    assertThat(
+        names,
+        hasItems(
+            "ReadSource",
+            "ReadTarget",
+            "MergeSides",
+            "ParseEvents",
+            "CountDeadLetters",
+            "WriteDeadLetters",
+            "WriteRawEvents",
+            "CountRawEvents",
+            "PairEvents",
+            "FetchPayloads",
+            "DiffPayloads",
+            "SelectReportedVerdicts",
+            "RecordVerdicts",
+            "MergeDeltaRecords",
+            "WriteDeltas",
+            "WriteLateEvents"));
+  }
+
+  @Test
+  public void reportsMissingAlwaysAndMatchesOnlyWhenAskedOrSuperseding() {
+    Verdict missing = Verdict.of("a", Status.MISSING_IN_TARGET, ref(Side.SOURCE, "a"), null, null);
+    Verdict match = Verdict.of("b", Status.MATCH, ref(Side.SOURCE, "b"), ref(Side.TARGET, "b"), null);
+    Verdict resolved =
+        Verdict.of("c", Status.MATCH, ref(Side.SOURCE, "c"), ref(Side.TARGET, "c"), "f".repeat(64));
+    PCollection<Verdict> verdicts =
+        p.apply(Create.of(missing, match, resolved).withCoder(ModelCoders.VerdictCoder.of()));
+    PAssert.that(
+            verdicts
+                .apply("Default", ParDo.of(new ReconcilePipeline.SelectReportedFn(false)))
+                .setCoder(ModelCoders.VerdictCoder.of()))
+        .containsInAnyOrder(missing, resolved);
+    PAssert.that(
+            verdicts
+                .apply("EmitMatches", ParDo.of(new ReconcilePipeline.SelectReportedFn(true)))
+                .setCoder(ModelCoders.VerdictCoder.of()))
+        .containsInAnyOrder(missing, match, resolved);
+    p.run().waitUntilFinish();
+  }
+
+  private static EventRef ref(Side side, String id) {
+    String hash = (side == Side.SOURCE ? "a" : "b").repeat(64);
+    return new EventRef(
+        side, id, new Instant(0), hash, new Pointer(0, "f.parquet", 0, side, id, hash));
+  }
+}

@@ -1,0 +1,170 @@
+package io.streamrecon.pipeline;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.joda.time.Duration;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+public class ReconcileSettingsTest {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  private static ReconcileSettings settings(String... args) {
+    return ReconcileSettings.from(
+        PipelineOptionsFactory.fromArgs(args).as(ReconcileOptions.class));
+  }
+
+  @Test
+  public void defaults() {
+    ReconcileSettings s = settings("--source=a.jsonl", "--target=b.jsonl");
+    assertEquals("a.jsonl", s.source().filePattern());
+    assertFalse(s.source().isKafka());
+    assertEquals("./warehouse", s.warehouse());
+    assertEquals(List.of("/id"), s.keyFields());
+    assertEquals("/eventTime", s.timeField());
+    assertEquals(List.of(), s.ignoreFields());
+    assertEquals(Duration.standardMinutes(10), s.timeout());
+    assertEquals(Duration.ZERO, s.allowedLateness());
+    assertEquals(ExpiryClock.EVENT, s.expiry());
+    assertFalse(s.emitMatches());
+    assertThat(s.runId(), startsWith("run-"));
+    assertEquals(Duration.standardSeconds(5), s.commitInterval());
+    assertEquals(Duration.standardSeconds(30), s.kafkaMaxOutOfOrderness());
+    assertTrue(s.bounded());
+    assertFalse(s.streaming());
+    assertNull(s.kafkaMaxReadTime());
+  }
+
+  @Test
+  public void everyOption() {
+    ReconcileSettings s =
+        settings(
+            "--source=kafka://broker1:9092,broker2:9093/orders.src",
+            "--target=kafka://broker1:9092/orders_tgt",
+            "--warehouse=/data/wh",
+            "--keyField=/orderId, /line",
+            "--timeField=",
+            "--ignoreFields=/updatedAt,/meta/etag",
+            "--timeout=PT1H30M",
+            "--allowedLateness=2m",
+            "--expiry=processing",
+            "--processingGrace=45s",
+            "--emitMatches=true",
+            "--runId=nightly-1",
+            "--commitInterval=500ms",
+            "--kafkaProperties=security.protocol=SASL_SSL,sasl.mechanism=PLAIN",
+            "--kafkaMaxOutOfOrderness=1m",
+            "--kafkaReadCommitted=true",
+            "--maxEventBytes=2048");
+    assertEquals("broker1:9092,broker2:9093", s.source().bootstrapServers());
+    assertEquals("orders.src", s.source().topic());
+    assertEquals(List.of("/orderId", "/line"), s.keyFields());
+    assertEquals("", s.timeField());
+    assertEquals(List.of("/updatedAt", "/meta/etag"), s.ignoreFields());
+    assertEquals(Duration.standardMinutes(90), s.timeout());
+    assertEquals(Duration.standardMinutes(2), s.allowedLateness());
+    assertEquals(ExpiryClock.PROCESSING, s.expiry());
+    assertEquals(Duration.standardSeconds(45), s.processingGrace());
+    assertTrue(s.emitMatches());
+    assertEquals("nightly-1", s.runId());
+    assertEquals(Duration.millis(500), s.commitInterval());
+    assertEquals(
+        Map.of("security.protocol", "SASL_SSL", "sasl.mechanism", "PLAIN"), s.kafkaProperties());
+    assertEquals(Duration.standardMinutes(1), s.kafkaMaxOutOfOrderness());
+    assertTrue(s.kafkaReadCommitted());
+    assertEquals(2048, s.maxEventBytes());
+    assertFalse(s.bounded());
+    assertTrue("unbounded Kafka runs in streaming mode", s.streaming());
+  }
+
+  @Test
+  public void sparkStreamingExpiresOnProcessingTime() {
+    ReconcileOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
+            .as(ReconcileOptions.class);
+    o.setRunner(FakeSparkRunner.class);
+    assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(o).expiry());
+    o.setKafkaMaxRecords(10);
+    assertEquals("bounded Spark runs are batch", ExpiryClock.EVENT, ReconcileSettings.from(o).expiry());
+    o.setExpiry("processing");
+    assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(o).expiry());
+  }
+
+  @Test
+  public void kafkaPropertiesFileIsOverriddenInline() throws Exception {
+    File f = tmp.newFile("consumer.properties");
+    Files.writeString(
+        f.toPath(),
+        "security.protocol=SSL\nssl.truststore.location=/etc/ts.jks\ngroup.id=from-file\n",
+        StandardCharsets.UTF_8);
+    ReconcileSettings s =
+        settings(
+            "--source=a",
+            "--target=b",
+            "--kafkaPropertiesFile=" + f,
+            "--kafkaProperties=group.id=inline,sasl.jaas.config=\"a required x=1, y=2;\"");
+    assertEquals("SSL", s.kafkaProperties().get("security.protocol"));
+    assertEquals("/etc/ts.jks", s.kafkaProperties().get("ssl.truststore.location"));
+    assertEquals("inline", s.kafkaProperties().get("group.id"));
+    assertEquals("a required x=1, y=2;", s.kafkaProperties().get("sasl.jaas.config"));
+  }
+
+  @Test
+  public void errorsNameTheOptionAndTheRange() {
+    assertError("--source is required", "--target=b");
+    assertError("--target=kafka://nohost/t is not a Kafka address", "--source=a",
+        "--target=kafka://nohost/t");
+    assertError("--keyField: 'id' is not a JSON Pointer", "--source=a", "--target=b",
+        "--keyField=id");
+    assertError("--timeField: 'ts'", "--source=a", "--target=b", "--timeField=ts");
+    assertError("--timeout=0s is too short: must be at least 1ms", "--source=a", "--target=b",
+        "--timeout=0s");
+    assertError("--allowedLateness=soon is not a duration", "--source=a", "--target=b",
+        "--allowedLateness=soon");
+    assertError("--expiry=wall is not valid: event, processing", "--source=a", "--target=b",
+        "--expiry=wall");
+    assertError("--maxEventBytes=0 is out of range: 1 to 67108864", "--source=a", "--target=b",
+        "--maxEventBytes=0");
+    assertError("--runId=a b is not valid", "--source=a", "--target=b", "--runId=a b");
+    assertError("--kafkaProperties: 'nonsense' is not key=value", "--source=a", "--target=b",
+        "--kafkaProperties=nonsense");
+    assertError("--kafkaPropertiesFile=/no/such/file: no such file", "--source=a", "--target=b",
+        "--kafkaPropertiesFile=/no/such/file");
+    assertError("--kafkaMaxRecords=-1 must be 0", "--source=a", "--target=b",
+        "--kafkaMaxRecords=-1");
+  }
+
+  @Test
+  public void kafkaPropertyErrorsDoNotEchoValues() {
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> KafkaProperties.parseInline("sasl.password"));
+    assertThat(e.getMessage(), containsString("'sasl.password'"));
+  }
+
+  private static void assertError(String expected, String... args) {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> settings(args));
+    assertThat(e.getMessage(), containsString(expected));
+  }
+
+  /** Only its simple name matters to the automatic expiry choice. */
+  abstract static class FakeSparkRunner
+      extends org.apache.beam.sdk.PipelineRunner<org.apache.beam.sdk.PipelineResult> {}
+}

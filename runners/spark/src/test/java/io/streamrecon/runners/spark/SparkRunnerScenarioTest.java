@@ -1,0 +1,127 @@
+package io.streamrecon.runners.spark;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.ExpiryClock;
+import io.streamrecon.pipeline.testing.EmbeddedKafka;
+import io.streamrecon.pipeline.testing.Scenario;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.beam.sdk.PipelineResult;
+import org.joda.time.Duration;
+import org.junit.BeforeClass;
+import org.junit.ClassRule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * The shared scenario on the SparkRunner ({@code local[2]}): batch over files with event-time
+ * expiry, and streaming over Kafka with processing-time expiry; each run's final verdicts must
+ * equal the DirectRunner's.
+ */
+public class SparkRunnerScenarioTest {
+  @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();
+
+  private static Scenario scenario;
+  private static Set<String> direct;
+
+  @BeforeClass
+  public static void runDirect() throws Exception {
+    scenario = Scenario.writeTo(tmp.newFolder("input").toPath());
+    Path wh = tmp.newFolder("direct").toPath();
+    Scenario.runToCompletion(scenario.options(wh, "--runner=DirectRunner"));
+    direct = Scenario.finalView(wh);
+  }
+
+  @Test
+  public void batchWithEventTimeExpiryAgreesWithDirect() throws Exception {
+    Path wh = tmp.newFolder("spark-batch").toPath();
+    ReconcileOptions options =
+        scenario.options(wh, "--runner=SparkRunner", "--sparkMaster=local[2]");
+    assertEquals(ExpiryClock.EVENT, ReconcileSettings.from(options).expiry());
+    ReconcilePipeline.Outcome outcome = Scenario.runToCompletion(options);
+    assertEquals(direct, Scenario.finalView(wh));
+    scenario.assertExpected(wh);
+    assertEquals(scenario.generator().badLines(), outcome.summary().deadLetters());
+  }
+
+  @Test
+  public void streamingWithProcessingTimeExpiryAgreesWithDirect() throws Exception {
+    Path wh = tmp.newFolder("spark-streaming").toPath();
+    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+      kafka.createTopics("src", "tgt");
+      kafka.produceLines("src", scenario.generator().sourceLines());
+      kafka.produceLines("tgt", scenario.generator().targetLines());
+      ReconcileOptions options =
+          org.apache.beam.sdk.options.PipelineOptionsFactory.fromArgs(
+                  "--source=" + kafka.uri("src"),
+                  "--target=" + kafka.uri("tgt"),
+                  "--warehouse=" + wh,
+                  "--runId=scenario",
+                  "--runner=SparkRunner",
+                  "--sparkMaster=local[2]",
+                  "--batchIntervalMillis=1000",
+                  "--kafkaMaxOutOfOrderness=60s",
+                  "--processingGrace=5s",
+                  "--commitInterval=1s",
+                  "--kafkaProperties=group.id=spark-" + UUID.randomUUID(),
+                  "--progressInterval=0s")
+              .as(ReconcileOptions.class);
+      assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(options).expiry());
+      PipelineResult result = ReconcilePipeline.start(options);
+      try {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
+        while (!direct.equals(currentView(wh))) {
+          assertTrue(
+              "Spark streaming did not reach the DirectRunner's verdicts: " + difference(wh),
+              System.nanoTime() < deadline);
+          PipelineResult.State state = result.waitUntilFinish(Duration.standardSeconds(2));
+          assertTrue("pipeline ended early: " + state, state == null || !state.isTerminal());
+        }
+      } finally {
+        stop(result);
+      }
+    }
+  }
+
+  /**
+   * Cancels the streaming job. Stopping the streaming context interrupts its job generator, which
+   * may then report the interrupt of a Kafka metadata call as the job's error; only that is
+   * tolerated.
+   */
+  private static void stop(PipelineResult result) throws java.io.IOException {
+    try {
+      result.cancel();
+    } catch (RuntimeException e) {
+      Throwable t = e;
+      while (t.getCause() != null && !(t instanceof InterruptedException)) {
+        t = t.getCause();
+      }
+      if (!(t instanceof InterruptedException)) {
+        throw e;
+      }
+    }
+  }
+
+  private static String difference(Path wh) {
+    Set<String> now = currentView(wh);
+    Set<String> missing = new java.util.TreeSet<>(direct);
+    missing.removeAll(now);
+    Set<String> extra = new java.util.TreeSet<>(now);
+    extra.removeAll(direct);
+    return "missing " + missing + ", unexpected " + extra;
+  }
+
+  private static Set<String> currentView(Path wh) {
+    return Files.isDirectory(wh.resolve("deltas").resolve("_delta_log"))
+        ? Scenario.finalView(wh)
+        : Set.of();
+  }
+}

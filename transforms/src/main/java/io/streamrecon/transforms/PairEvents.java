@@ -1,0 +1,260 @@
+package io.streamrecon.transforms;
+
+import io.streamrecon.model.EventRef;
+import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.model.ModelCoders.LateEventCoder;
+import io.streamrecon.model.ModelCoders.VerdictCoder;
+import io.streamrecon.model.Verdict;
+import java.io.Serializable;
+import java.util.Objects;
+import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
+import org.apache.beam.sdk.transforms.windowing.WindowFn;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
+import org.apache.beam.sdk.values.TypeDescriptor;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+
+/**
+ * Pairs source and target events by natural id (SPEC §4) and decides, from hashes alone, MATCH,
+ * MISMATCH, MISSING_IN_TARGET or MISSING_IN_SOURCE. Payloads are never touched: a MISMATCH goes to
+ * {@link #MISMATCHES} so that the caller fetches both payloads and diffs them.
+ *
+ * <p>Per natural id, the first event opens an entry at its event time {@code t0}; an other-side
+ * event within {@link #withTimeout timeout} of {@code t0} pairs at once; the entry then stays
+ * until it expires, so that redeliveries (duplicates, counted and dropped) and new versions (a
+ * later event time with another hash: compared again, the new verdict names the replaced one in
+ * {@link Verdict#supersedes()}) are recognised. An unpaired entry expires as MISSING_*. An event
+ * more than the timeout away from {@code t0} finishes the entry and opens a new one.
+ *
+ * <p>Outputs, each with an explicit coder:
+ *
+ * <ul>
+ *   <li>{@link #MISMATCHES}: MISMATCH verdicts, both events present.
+ *   <li>{@link #VERDICTS}: MATCH, MISSING_IN_TARGET and MISSING_IN_SOURCE verdicts. A MATCH with
+ *       {@code supersedes} set resolves an earlier MISMATCH; callers that drop MATCHes should keep
+ *       those.
+ *   <li>{@link #LATE}: events later than the input watermark by more than the {@link
+ *       #withAllowedLateness allowed lateness}; never paired, never dropped.
+ * </ul>
+ *
+ * <p>Expiry ({@link #withExpiry}): {@link Expiry#EVENT_TIME} (default) expires an entry when the
+ * watermark passes {@code t0 + timeout}. {@link Expiry#PROCESSING_TIME} expires it a {@link
+ * #withProcessingGrace grace} of wall-clock time after the key's last event, for runners that
+ * reject event-time timers (Spark streaming); the watermark is then unreadable, so no event is
+ * routed to {@link #LATE}. It needs an unbounded input: runners need not fire processing-time
+ * timers after a bounded input ends (the DirectRunner does not), which would leave entries open.
+ *
+ * <p>Metrics in namespace {@value #METRIC_NAMESPACE}: {@code match}, {@code mismatch}, {@code
+ * missing_in_target}, {@code missing_in_source}, {@code duplicate}, {@code superseded}, {@code
+ * late}, {@code events_in_verdicts}, {@code entries_opened}, {@code entries_closed}, {@code
+ * stale_timer_firings}. Every input event is counted once: events in = late + duplicate +
+ * superseded + events_in_verdicts + events kept in still open entries (none once the watermark
+ * reached the end of time).
+ *
+ * <p>The input must be in the global window: an entry lives across any window boundary.
+ */
+public final class PairEvents extends PTransform<PCollection<EventRef>, PCollectionTuple> {
+  private static final long serialVersionUID = 1L;
+
+  /** MISMATCH verdicts: both payloads must be fetched and diffed. The main output. */
+  public static final TupleTag<Verdict> MISMATCHES = new TupleTag<Verdict>("mismatches") {};
+
+  /** MATCH, MISSING_IN_TARGET and MISSING_IN_SOURCE verdicts. */
+  public static final TupleTag<Verdict> VERDICTS = new TupleTag<Verdict>("verdicts") {};
+
+  /** Events past the allowed lateness, with the watermark they missed. */
+  public static final TupleTag<LateEvent> LATE = new TupleTag<LateEvent>("late") {};
+
+  /** Namespace of every counter below. */
+  public static final String METRIC_NAMESPACE = "streamrecon";
+
+  public static final String METRIC_MATCH = "match";
+  public static final String METRIC_MISMATCH = "mismatch";
+  public static final String METRIC_MISSING_IN_TARGET = "missing_in_target";
+  public static final String METRIC_MISSING_IN_SOURCE = "missing_in_source";
+  public static final String METRIC_DUPLICATE = "duplicate";
+  public static final String METRIC_SUPERSEDED = "superseded";
+  public static final String METRIC_LATE = "late";
+  public static final String METRIC_EVENTS_IN_VERDICTS = "events_in_verdicts";
+  public static final String METRIC_ENTRIES_OPENED = "entries_opened";
+  public static final String METRIC_ENTRIES_CLOSED = "entries_closed";
+  public static final String METRIC_STALE_TIMER_FIRINGS = "stale_timer_firings";
+
+  /** Default {@link #withTimeout timeout} (SPEC §4). */
+  public static final Duration DEFAULT_TIMEOUT = Duration.standardMinutes(10);
+
+  /** Which clock expires an entry. */
+  public enum Expiry {
+    /** Event-time timer at {@code t0 + timeout}; late events detected. The default. */
+    EVENT_TIME,
+    /** Processing-time timer a grace after the key's last event; no lateness detection. */
+    PROCESSING_TIME
+  }
+
+  /**
+   * The settings; {@code allowedLateness} and {@code processingGrace} are {@code null} while they
+   * follow the timeout.
+   */
+  private record Settings(
+      Duration timeout, Duration allowedLateness, Expiry expiry, Duration processingGrace)
+      implements Serializable {}
+
+  private final Settings settings;
+
+  private PairEvents(Settings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * Pairing with a 10 minute timeout, event-time expiry, allowed lateness and processing grace
+   * equal to the timeout.
+   */
+  public static PairEvents create() {
+    return new PairEvents(new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null));
+  }
+
+  /**
+   * How far apart in event time (from the entry's first event, {@code t0}) two events may be and
+   * still pair; also how long an entry lives. Must be &gt; 0. Default 10 minutes.
+   */
+  public PairEvents withTimeout(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (!timeout.isLongerThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("timeout must be > 0, got " + timeout);
+    }
+    return new PairEvents(
+        new Settings(
+            timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace()));
+  }
+
+  /**
+   * How far behind the input watermark an event's time may be and still be paired; a later event
+   * goes to {@link #LATE}. Must be &gt;= 0. Default: the timeout, because an event later than
+   * that has, in all but edge cases, missed the entry its partner opened (it expired when the
+   * watermark passed the partner's time plus the timeout); pairing it would report a merely late
+   * record as MISSING_*, while {@link #LATE} says what happened. Ignored with {@link
+   * Expiry#PROCESSING_TIME}.
+   */
+  public PairEvents withAllowedLateness(Duration allowedLateness) {
+    Objects.requireNonNull(allowedLateness, "allowedLateness");
+    if (allowedLateness.isShorterThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("allowedLateness must be >= 0, got " + allowedLateness);
+    }
+    return new PairEvents(
+        new Settings(
+            settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace()));
+  }
+
+  /**
+   * Which clock expires an entry. Default {@link Expiry#EVENT_TIME}. {@link
+   * Expiry#PROCESSING_TIME} is for runners that reject event-time timers (Spark streaming); it
+   * needs an unbounded input and turns lateness detection off.
+   */
+  public PairEvents withExpiry(Expiry expiry) {
+    Objects.requireNonNull(expiry, "expiry");
+    return new PairEvents(
+        new Settings(
+            settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace()));
+  }
+
+  /**
+   * With {@link Expiry#PROCESSING_TIME}: wall-clock time after a key's last event before its entry
+   * expires. Must be &gt; 0. Default: the timeout. Ignored with {@link Expiry#EVENT_TIME}.
+   */
+  public PairEvents withProcessingGrace(Duration processingGrace) {
+    Objects.requireNonNull(processingGrace, "processingGrace");
+    if (!processingGrace.isLongerThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("processingGrace must be > 0, got " + processingGrace);
+    }
+    return new PairEvents(
+        new Settings(
+            settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace));
+  }
+
+  /** The pairing timeout. */
+  public Duration getTimeout() {
+    return settings.timeout();
+  }
+
+  /** The allowed lateness in effect (the timeout unless set). */
+  public Duration getAllowedLateness() {
+    return settings.allowedLateness() != null ? settings.allowedLateness() : settings.timeout();
+  }
+
+  /** The expiry clock. */
+  public Expiry getExpiry() {
+    return settings.expiry();
+  }
+
+  /** The processing grace in effect (the timeout unless set). */
+  public Duration getProcessingGrace() {
+    return settings.processingGrace() != null ? settings.processingGrace() : settings.timeout();
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    super.populateDisplayData(builder);
+    builder
+        .add(DisplayData.item("timeout", getTimeout()).withLabel("Pairing timeout"))
+        .add(DisplayData.item("expiry", getExpiry().name()).withLabel("Expiry clock"))
+        .add(
+            getExpiry() == Expiry.EVENT_TIME
+                ? DisplayData.item("allowedLateness", getAllowedLateness())
+                    .withLabel("Allowed lateness")
+                : DisplayData.item("processingGrace", getProcessingGrace())
+                    .withLabel("Processing-time grace"));
+  }
+
+  @Override
+  public PCollectionTuple expand(PCollection<EventRef> input) {
+    WindowFn<?, ?> windowFn = input.getWindowingStrategy().getWindowFn();
+    if (!(windowFn instanceof GlobalWindows)) {
+      throw new IllegalArgumentException(
+          "PairEvents needs input in the global window (an entry spans window boundaries), got "
+              + windowFn);
+    }
+    if (getExpiry() == Expiry.PROCESSING_TIME && input.isBounded() == PCollection.IsBounded.BOUNDED) {
+      // Runners need not fire processing-time timers once a bounded input is done (the
+      // DirectRunner does not), so entries open at the end would never report MISSING.
+      throw new IllegalArgumentException(
+          "expiry PROCESSING_TIME needs an unbounded input: with a bounded one, entries still open"
+              + " at its end would never expire; use EVENT_TIME");
+    }
+    PairingRules rules = new PairingRules(getTimeout());
+    PairEventsFn fn =
+        switch (getExpiry()) {
+          case EVENT_TIME -> new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness());
+          case PROCESSING_TIME -> new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace());
+        };
+
+    PCollection<KV<String, EventRef>> keyed =
+        input
+            .apply(
+                "KeyByNaturalId",
+                MapElements.into(
+                        TypeDescriptors.kvs(
+                            TypeDescriptors.strings(), TypeDescriptor.of(EventRef.class)))
+                    .via((EventRef event) -> KV.of(event.naturalId(), event)))
+            .setCoder(KvCoder.of(StringUtf8Coder.of(), EventRefCoder.of()));
+
+    PCollectionTuple outputs =
+        keyed.apply(
+            "PairByNaturalId",
+            ParDo.of(fn).withOutputTags(MISMATCHES, TupleTagList.of(VERDICTS).and(LATE)));
+    outputs.get(MISMATCHES).setCoder(VerdictCoder.of());
+    outputs.get(VERDICTS).setCoder(VerdictCoder.of());
+    outputs.get(LATE).setCoder(LateEventCoder.of());
+    return outputs;
+  }
+}

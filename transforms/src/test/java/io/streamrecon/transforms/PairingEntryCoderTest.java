@@ -1,0 +1,101 @@
+package io.streamrecon.transforms;
+
+import static io.streamrecon.transforms.PairFixtures.T0;
+import static io.streamrecon.transforms.PairFixtures.TIMEOUT;
+import static io.streamrecon.transforms.PairFixtures.hash;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import io.streamrecon.model.EventRef;
+import io.streamrecon.model.Pointer;
+import io.streamrecon.model.Side;
+import java.nio.charset.StandardCharsets;
+import org.apache.beam.sdk.coders.CoderException;
+import org.apache.beam.sdk.util.CoderUtils;
+import org.joda.time.Duration;
+import org.junit.Test;
+
+/** The pairing state coder: round trip, and the state stays small (SPEC §4: metadata only). */
+public class PairingEntryCoderTest {
+  /** 20 characters, a typical business key. */
+  private static final String NATURAL_ID = "ORD-2026-11-29-00042";
+
+  private static EventRef deltaLakeShaped(Side side, String hash, long row) {
+    String file =
+        "side="
+            + side
+            + "/event_date=2026-11-29/part-3f2a8c1e-6b4d-4e7a-9c21-0d5e8f7a1b2c.snappy.parquet";
+    return new EventRef(
+        side, NATURAL_ID, T0, hash, new Pointer(1234, file, row, side, NATURAL_ID, hash));
+  }
+
+  private static PairingEntry roundTrip(PairingEntry entry) throws CoderException {
+    return CoderUtils.decodeFromByteArray(
+        PairingEntryCoder.of(), CoderUtils.encodeToByteArray(PairingEntryCoder.of(), entry));
+  }
+
+  @Test
+  public void roundTripsWithOneOrTwoKeptEventsOnceRebound() throws Exception {
+    EventRef s = deltaLakeShaped(Side.SOURCE, hash("a"), 70_000);
+    EventRef t = deltaLakeShaped(Side.TARGET, hash("b"), 3);
+    PairingEntry one = PairingEntry.openedBy(s, T0.plus(TIMEOUT));
+    PairingEntry two = one.with(t);
+    PairingEntry processing = two.withTimerTarget(T0.minus(Duration.standardDays(400)));
+    for (PairingEntry entry : new PairingEntry[] {one, two, processing}) {
+      assertEquals(entry, roundTrip(entry).forKey(NATURAL_ID));
+    }
+    PairingEntry targetOnly = PairingEntry.openedBy(t, T0.plus(TIMEOUT));
+    assertEquals(targetOnly, roundTrip(targetOnly).forKey(NATURAL_ID));
+  }
+
+  @Test
+  public void naturalIdIsNotStored() throws Exception {
+    EventRef s = deltaLakeShaped(Side.SOURCE, hash("a"), 7);
+    PairingEntry entry = PairingEntry.openedBy(s, T0.plus(TIMEOUT));
+    byte[] bytes = CoderUtils.encodeToByteArray(PairingEntryCoder.of(), entry);
+    assertEquals(-1, indexOf(bytes, NATURAL_ID.getBytes(StandardCharsets.UTF_8)));
+    assertEquals(PairingEntry.UNBOUND_ID, roundTrip(entry).source().naturalId());
+  }
+
+  @Test
+  public void keptEventStateWithNaturalIdIsUnder100Bytes() throws Exception {
+    EventRef s = deltaLakeShaped(Side.SOURCE, hash("payload"), 123_456);
+    int state =
+        CoderUtils.encodeToByteArray(
+                PairingEntryCoder.of(), PairingEntry.openedBy(s, T0.plus(TIMEOUT)))
+            .length;
+    int key = NATURAL_ID.getBytes(StandardCharsets.UTF_8).length;
+    assertEquals(20, key);
+    assertTrue("state " + state + " + key " + key + " bytes", state + key < 100);
+  }
+
+  @Test
+  public void shortHashesAndOtherFileNamesStillRoundTrip() throws Exception {
+    EventRef s =
+        new EventRef(
+            Side.SOURCE, "k", T0, "h1", new Pointer(0, "f.parquet", 0, Side.SOURCE, "k", "h1"));
+    PairingEntry entry = PairingEntry.openedBy(s, T0.plus(TIMEOUT));
+    assertEquals(entry, roundTrip(entry).forKey("k"));
+  }
+
+  @Test
+  public void rejectsCorruptFlags() {
+    assertThrows(
+        CoderException.class,
+        () -> CoderUtils.decodeFromByteArray(PairingEntryCoder.of(), new byte[] {0, 0, 0}));
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+}

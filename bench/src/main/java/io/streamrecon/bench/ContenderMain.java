@@ -77,7 +77,16 @@ public final class ContenderMain implements Callable<Integer> {
               all.filesAdded(), all.commits(), peer.fetches.get(), peer.mismatchesEmitted.get(),
               peer.matchesEmitted.get(), counts, extra);
         }
-        // BEAMCASE
+        case "direct", "spark" -> {
+          BeamContender beam = new BeamContender(data, expected, work, contender.equals("spark"));
+          VerdictCounts counts = beam.run();
+          double wall = (System.nanoTime() - start) / 1e9;
+          DeltaLakeLogStats all = DeltaLakeLogStats.ofWarehouse(beam.warehouse());
+          r = new RunResult(contender, name, "batch", expected.records(), expected.events(),
+              expected.payloadBytes(), wall, beam.startupSeconds, heap.peak(), heap.peakLive(),
+              all.filesAdded(), all.commits(), beam.payloadFetches, beam.mismatchesEmitted,
+              beam.matchesEmitted, counts, beam.extra);
+        }
         default -> throw new IllegalArgumentException(
             "--contender must be bare, direct, spark or peer, was " + contender);
       }

@@ -36,9 +36,10 @@ import org.apache.parquet.schema.MessageType;
 /**
  * Cost of fetching payloads by pointer from the raw_events table a streamrecon run wrote: the
  * pointers of its MISMATCH records, read (1) with one open per data file (the pointers grouped by
- * file, rows read in order), (2) with one open per pointer, both with the same parquet-hadoop reader
- * projected to the payload column, and (3) through {@code DeltaLakeIO.lookup()} in a DirectRunner
- * pipeline, whose metrics give its file opens.
+ * file, rows read in order), (2) with one open per pointer, both with the same plain parquet-hadoop
+ * reader projected to the payload column (it decodes every row up to the wanted one: no page
+ * skipping), and (3) through {@code DeltaLakeIO.lookup()} in a DirectRunner pipeline (which skips
+ * to the wanted pages by the offset index), whose metrics give its file opens.
  *
  * @param pointers pointers read
  * @param files distinct data files they point into
@@ -59,7 +60,8 @@ record LookupCost(
     long lookupFileOpens,
     long lookupPayloads) {
 
-  static LookupCost measure(java.nio.file.Path warehouse, int perPointerCap) throws IOException {
+  static LookupCost measure(java.nio.file.Path warehouse, int maxPointers, int perPointerCap)
+      throws IOException {
     List<Pointer> pointers = new ArrayList<>();
     for (DeltaRecord r : DeltaLakeTables.readDeltas(warehouse.toString())) {
       if (r.status() == Status.MISMATCH) {
@@ -67,6 +69,9 @@ record LookupCost(
         pointers.add(r.targetPointer());
       }
     }
+    // A fixed sample: the pointers of the first mismatches in natural-id order.
+    pointers.sort(java.util.Comparator.comparing(Pointer::naturalId).thenComparing(Pointer::side));
+    pointers = new ArrayList<>(pointers.subList(0, Math.min(maxPointers, pointers.size())));
     Configuration conf = new Configuration();
     String table = warehouse.resolve(DeltaLakeIO.RAW_EVENTS).toString();
     Map<String, TreeSet<Long>> byFile = new TreeMap<>();

@@ -71,6 +71,11 @@ final class RunCommand implements Callable<Integer> {
       description = "measure lookup cost on the SparkRunner run's tables of this uniform set")
   int lookupSize;
 
+  @Option(names = "--reuse", defaultValue = "false",
+      description = "reuse results and JFR recordings already in --work instead of running again"
+          + " (to rebuild the report)")
+  boolean reuse;
+
   @Option(names = "--skip-on-slow", defaultValue = "true",
       description = "skip a contender at larger sizes once one of its runs timed out")
   boolean skipOnSlow;
@@ -155,7 +160,9 @@ final class RunCommand implements Callable<Integer> {
       }
       Path set = work.resolve("data").resolve(best.dataSet());
       Path jfr = work.resolve("profile-" + c + "-" + best.dataSet() + ".jfr");
-      Files.deleteIfExists(jfr);
+      if (!reuse) {
+        Files.deleteIfExists(jfr);
+      }
       Row r = runContender(set, c, best.expected(), jfr, runTimeout);
       if (Files.exists(jfr)) {
         profiles.put(c + " on " + best.dataSet(), JfrTop.of(jfr));
@@ -168,7 +175,7 @@ final class RunCommand implements Callable<Integer> {
     Path lookupWarehouse = work.resolve("runs/u" + lookupSize + "-spark/work/warehouse");
     if (Files.isDirectory(lookupWarehouse)) {
       try {
-        lookup = LookupCost.measure(lookupWarehouse, 2000);
+        lookup = LookupCost.measure(lookupWarehouse, 2000, 100);
       } catch (Exception ex) {
         notes.add("Lookup cost could not be measured: " + ex);
       }
@@ -227,6 +234,15 @@ final class RunCommand implements Callable<Integer> {
     String name = set.getFileName().toString();
     String runName = name + "-" + contender + (jfr != null ? "-profile" : "");
     Path runDir = work.resolve("runs").resolve(runName);
+    if (reuse && jfr != null && Files.exists(jfr)) {
+      return new Row(name, contender, null, null, e);
+    }
+    if (reuse && Files.exists(runDir.resolve("result.json"))) {
+      return new Row(name, contender, RunResult.read(runDir.resolve("result.json")), null, e);
+    }
+    if (reuse && Files.exists(runDir.resolve("log.txt"))) {
+      return new Row(name, contender, null, previousFailure(runDir.resolve("log.txt"), limit, e), e);
+    }
     deleteTree(runDir);
     Files.createDirectories(runDir);
     Path result = runDir.resolve("result.json");
@@ -266,6 +282,16 @@ final class RunCommand implements Callable<Integer> {
       deleteTree(runDir.resolve("work"));
     }
     return new Row(name, contender, r, null, e);
+  }
+
+  /** Why a run kept in --work left no result: its log ends in an exception, or it was stopped. */
+  private static String previousFailure(Path log, Duration limit, Expected e) throws IOException {
+    List<String> lines = Files.readAllLines(log);
+    boolean exception = lines.stream().anyMatch(l -> l.startsWith("Exception in thread"));
+    return exception
+        ? "failed, see " + log
+        : String.format(Locale.ROOT, "timed out: not finished after %d min, so below %,.0f events/s",
+            limit.toMinutes(), e.events() / (double) limit.toSeconds());
   }
 
   static List<String> sparkFlags() {

@@ -1,0 +1,163 @@
+package io.streamrecon.bench;
+
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcilePipeline;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.beam.runners.spark.SparkContextOptions;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.spark.SparkConf;
+import org.apache.spark.api.java.JavaSparkContext;
+
+/**
+ * Contenders 2 and 3: streamrecon itself, {@link ReconcilePipeline} on the generated files, on the
+ * DirectRunner or on the SparkRunner {@code local[2]}, batch. {@code --emitMatches=true} so that
+ * the deltas table holds every verdict and the final ones can be told apart (a MATCH that
+ * supersedes a MISMATCH must be visible); the peer writes its MATCH verdicts as well.
+ */
+final class BeamContender {
+  private final Path dataDir;
+  private final Expected expected;
+  private final Path work;
+  private final boolean spark;
+
+  double startupSeconds;
+  long payloadFetches;
+  long mismatchesEmitted;
+  long matchesEmitted;
+  final Map<String, Object> extra = new LinkedHashMap<>();
+
+  BeamContender(Path dataDir, Expected expected, Path work, boolean spark) {
+    this.dataDir = dataDir;
+    this.expected = expected;
+    this.work = work;
+    this.spark = spark;
+  }
+
+  Path warehouse() {
+    return work.resolve("warehouse");
+  }
+
+  VerdictCounts run() throws Exception {
+    long t0 = System.nanoTime();
+    List<String> args = new ArrayList<>();
+    args.add("--source=" + dataDir.resolve(Generator.SOURCE_DIR) + "/*.jsonl");
+    args.add("--target=" + dataDir.resolve(Generator.TARGET_DIR) + "/*.jsonl");
+    args.add("--warehouse=" + warehouse());
+    args.add("--timeout=" + expected.config().timeout().toMillis() + "ms");
+    args.add("--emitMatches=true");
+    args.add("--runId=bench");
+    args.add("--progressInterval=0s");
+    JavaSparkContext jsc = null;
+    if (spark) {
+      args.add("--runner=SparkRunner");
+      args.add("--sparkMaster=local[2]");
+    } else {
+      args.add("--runner=DirectRunner");
+    }
+    ReconcileOptions options =
+        PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).withValidation().as(ReconcileOptions.class);
+    if (spark) {
+      // Started here so that its start-up is measured apart, as the peer's SparkSession is.
+      jsc =
+          new JavaSparkContext(
+              new SparkConf()
+                  .setMaster("local[2]")
+                  .setAppName("streamrecon-bench-spark")
+                  .set("spark.ui.enabled", "false"));
+      SparkContextOptions sco = options.as(SparkContextOptions.class);
+      sco.setUsesProvidedSparkContext(true);
+      sco.setProvidedSparkContext(jsc);
+    }
+    startupSeconds = (System.nanoTime() - t0) / 1e9;
+    try {
+      ReconcilePipeline.Outcome outcome = ReconcilePipeline.run(options);
+      readMetrics(outcome.result());
+    } finally {
+      if (jsc != null) {
+        jsc.stop();
+      }
+    }
+    return finalCounts();
+  }
+
+  private void readMetrics(PipelineResult result) {
+    Map<String, Long> counters = new LinkedHashMap<>();
+    for (MetricResult<Long> c :
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace("streamrecon"))
+                    .build())
+            .getCounters()) {
+      Long v;
+      try {
+        v = c.getCommitted();
+      } catch (UnsupportedOperationException e) {
+        v = null;
+      }
+      if (v == null) {
+        v = c.getAttempted();
+      }
+      counters.merge(c.getName().getName(), v == null ? 0 : v, Long::sum);
+    }
+    extra.put("metrics", counters);
+    payloadFetches = fetchCounter(counters);
+    mismatchesEmitted = counters.getOrDefault("mismatch", 0L);
+    matchesEmitted = counters.getOrDefault("match", 0L);
+  }
+
+  /** The fetch counter DeltaLakeIO keeps (payloads read back), whatever its exact name. */
+  private static long fetchCounter(Map<String, Long> counters) {
+    for (String name : List.of("lookup_rows_read", "payloads_fetched")) {
+      if (counters.containsKey(name)) {
+        return counters.get(name);
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Final verdicts from the deltas table: those no other row supersedes. Duplicates and late
+   * events from the pairing metrics.
+   */
+  private VerdictCounts finalCounts() {
+    List<DeltaRecord> rows = DeltaLakeTables.readDeltas(warehouse().toString());
+    Set<String> superseded = new HashSet<>();
+    for (DeltaRecord r : rows) {
+      if (r.supersedes() != null) {
+        superseded.add(r.supersedes());
+      }
+    }
+    Map<Status, Long> finals = new EnumMap<>(Status.class);
+    for (DeltaRecord r : rows) {
+      if (!superseded.contains(r.verdictId())) {
+        finals.merge(r.status(), 1L, Long::sum);
+      }
+    }
+    extra.put("deltasRows", (long) rows.size());
+    @SuppressWarnings("unchecked")
+    Map<String, Long> m = (Map<String, Long>) extra.get("metrics");
+    return new VerdictCounts(
+        finals.getOrDefault(Status.MATCH, 0L),
+        finals.getOrDefault(Status.MISMATCH, 0L),
+        finals.getOrDefault(Status.MISSING_IN_TARGET, 0L),
+        finals.getOrDefault(Status.MISSING_IN_SOURCE, 0L),
+        m.getOrDefault("duplicate", 0L),
+        m.getOrDefault("late", 0L));
+  }
+}

@@ -1,0 +1,16 @@
+package io.streamrecon.bench;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code bin/bench}. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "streamrecon benchmark: generator, contenders, report.",
+    subcommands = {GenerateCommand.class, RunCommand.class, ContenderMain.class})
+public final class BenchMain {
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new BenchMain()).execute(args));
+  }
+}

@@ -1,0 +1,100 @@
+package io.streamrecon.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One contender on one data set, in a JVM of its own (forked by {@link BenchMain}) so that peak
+ * heap and JIT state belong to that contender alone. Writes a {@link RunResult} as JSON.
+ */
+@Command(name = "contender", description = "Runs one contender on one generated data set.")
+public final class ContenderMain implements Callable<Integer> {
+  @Option(names = "--contender", required = true, description = "bare, direct, spark or peer")
+  String contender;
+
+  @Option(names = "--data", required = true, description = "generated data set directory")
+  Path data;
+
+  @Option(names = "--work", required = true, description = "empty directory for tables and state")
+  Path work;
+
+  @Option(names = "--result", required = true, description = "where to write the result JSON")
+  Path result;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new ContenderMain()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Expected expected = Expected.read(data.resolve(Generator.EXPECTED));
+    Files.createDirectories(work);
+    String name = data.getFileName().toString();
+    RunResult r;
+    try (HeapMonitor heap = new HeapMonitor()) {
+      long start = System.nanoTime();
+      switch (contender) {
+        case "bare" -> {
+          BareContender bare = new BareContender(data, expected);
+          VerdictCounts counts = bare.run();
+          double wall = (System.nanoTime() - start) / 1e9;
+          Map<String, Object> extra = new LinkedHashMap<>();
+          extra.put("superseded", bare.superseded);
+          extra.put("differences", bare.differences);
+          extra.put("parseErrors", bare.parseErrors);
+          extra.put("maxOpenEntries", bare.maxOpenEntries);
+          r = new RunResult("bare", name, "streaming", expected.records(), expected.events(),
+              expected.payloadBytes(), wall, 0, heap.peak(), heap.peakLive(), 0, 0, 0,
+              bare.mismatchesEmitted, bare.matchesEmitted, counts, extra);
+        }
+        case "peer" -> {
+          PeerContender peer = new PeerContender(data, expected, work);
+          VerdictCounts counts = peer.run();
+          double wall = (System.nanoTime() - start) / 1e9;
+          DeltaLakeLogStats raw = DeltaLakeLogStats.of(Path.of(peer.rawTable()));
+          DeltaLakeLogStats deltas = DeltaLakeLogStats.of(Path.of(peer.deltasTable()));
+          Map<String, Object> extra = new LinkedHashMap<>();
+          extra.put("superseded", peer.superseded);
+          extra.put("microBatches", peer.batches.get());
+          extra.put("rawEventsFiles", raw.filesAdded());
+          extra.put("rawEventsCommits", raw.commits());
+          extra.put("rawEventsBytes", raw.bytesAdded());
+          extra.put("deltasFiles", deltas.filesAdded());
+          extra.put("deltasCommits", deltas.commits());
+          extra.put("fetchSeconds", peer.fetchNanos.get() / 1e9);
+          extra.put("stateRowsPeak", peer.stateRowsPeak);
+          extra.put("stateMemoryPeakBytes", peer.stateMemoryPeak);
+          extra.put("sparkDurationsMs", peer.durations);
+          DeltaLakeLogStats all = raw.plus(deltas);
+          r = new RunResult("peer", name, "streaming", expected.records(), expected.events(),
+              expected.payloadBytes(), wall, peer.startupSeconds, heap.peak(), heap.peakLive(),
+              all.filesAdded(), all.commits(), peer.fetches.get(), peer.mismatchesEmitted.get(),
+              peer.matchesEmitted.get(), counts, extra);
+        }
+        case "direct", "spark" -> {
+          BeamContender beam = new BeamContender(data, expected, work, contender.equals("spark"));
+          VerdictCounts counts = beam.run();
+          double wall = (System.nanoTime() - start) / 1e9;
+          DeltaLakeLogStats all = DeltaLakeLogStats.ofWarehouse(beam.warehouse());
+          r = new RunResult(contender, name, "batch", expected.records(), expected.events(),
+              expected.payloadBytes(), wall, beam.startupSeconds, heap.peak(), heap.peakLive(),
+              all.filesAdded(), all.commits(), beam.payloadFetches, beam.mismatchesEmitted,
+              beam.matchesEmitted, counts, beam.extra);
+        }
+        default -> throw new IllegalArgumentException(
+            "--contender must be bare, direct, spark or peer, was " + contender);
+      }
+    }
+    r.write(result);
+    System.out.printf(
+        "%s %s: %.1f s, %.0f events/s, %s%n",
+        r.contender(), name, r.wallSeconds(), r.eventsPerSecond(), r.counts().brief());
+    return 0;
+  }
+}

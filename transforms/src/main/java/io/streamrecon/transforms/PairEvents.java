@@ -234,7 +234,10 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     PairingRules rules = new PairingRules(getTimeout());
     PairEventsFn fn =
         switch (getExpiry()) {
-          case EVENT_TIME -> new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness());
+          case EVENT_TIME ->
+              input.isBounded() == PCollection.IsBounded.BOUNDED
+                  ? new PairEventsFn.SortedBoundedExpiry(rules)
+                  : new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness());
           case PROCESSING_TIME -> new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace());
         };
 

@@ -239,6 +239,60 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
   }
 
   /**
+   * Event-time expiry for a bounded input, which the runner hands over sorted by event time per
+   * key ({@link RequiresTimeSortedInput}). Rule 5 finishes an entry when an event lies more than
+   * the timeout from t0, which is only right when a key's events come in event-time order; a batch
+   * runner otherwise delivers them in any order (the SparkRunner split keys with many episodes
+   * into wrong entries). A bounded input has no late data, and runners flush the sorted buffer
+   * when the watermark has already jumped to its end, so this variant neither reads the watermark
+   * nor checks lateness.
+   */
+  static final class SortedBoundedExpiry extends PairEventsFn {
+    private static final long serialVersionUID = 1L;
+
+    // Beam lets a method use state only from the class that declares it, hence once per subclass.
+    @StateId(ENTRY_STATE)
+    private final StateSpec<ValueState<PairingEntry>> entrySpec =
+        StateSpecs.value(PairingEntryCoder.of());
+
+    @TimerId(EXPIRY_TIMER)
+    private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    SortedBoundedExpiry(PairingRules rules) {
+      super(rules);
+    }
+
+    @RequiresTimeSortedInput
+    @ProcessElement
+    public void processElement(
+        @Element KV<String, EventRef> element,
+        @Timestamp Instant timestamp,
+        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
+        MultiOutputReceiver out) {
+      pair(element.getKey(), element.getValue(), timestamp, null, state, expiry, out);
+    }
+
+    @OnTimer(EXPIRY_TIMER)
+    public void onExpiry(
+        OnTimerContext context,
+        @Key String naturalId,
+        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        MultiOutputReceiver out) {
+      expire(naturalId, context.fireTimestamp(), state, out);
+    }
+
+    @Override
+    PairingEntry scheduleExpiry(
+        PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
+      if (opened) {
+        expiry.withOutputTimestamp(holdFor(entry, elementTimestamp)).set(entry.timerTarget());
+      }
+      return entry;
+    }
+  }
+
+  /**
    * Expiry by wall clock: the entry expires {@code grace} of processing time after the key's last
    * event (the timer is re-set on every event). Declares no event-time timer, so it runs where
    * event-time timers are rejected (Spark streaming). The watermark cannot be read without an

@@ -106,6 +106,16 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     }
   }
 
+  /** Event-time expiry: one timer at t0 + timeout, set when an entry opens. */
+  final PairingEntry scheduleAtEntryTarget(
+      PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
+    if (opened) {
+      // Re-setting the one timer id replaces the previous entry's timer (rule 5).
+      expiry.withOutputTimestamp(holdFor(entry, elementTimestamp)).set(entry.timerTarget());
+    }
+    return entry;
+  }
+
   /** The expiry timer fired at {@code fireTimestamp}: finish the entry unless the firing is stale. */
   final void expire(
       String naturalId,
@@ -230,11 +240,7 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     @Override
     PairingEntry scheduleExpiry(
         PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
-      if (opened) {
-        // Re-setting the one timer id replaces the previous entry's timer (rule 5).
-        expiry.withOutputTimestamp(holdFor(entry, elementTimestamp)).set(entry.timerTarget());
-      }
-      return entry;
+      return scheduleAtEntryTarget(entry, opened, elementTimestamp, expiry);
     }
   }
 
@@ -285,10 +291,7 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     @Override
     PairingEntry scheduleExpiry(
         PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
-      if (opened) {
-        expiry.withOutputTimestamp(holdFor(entry, elementTimestamp)).set(entry.timerTarget());
-      }
-      return entry;
+      return scheduleAtEntryTarget(entry, opened, elementTimestamp, expiry);
     }
   }
 

@@ -9,7 +9,7 @@ import io.streamrecon.model.Verdict;
 import java.io.Serializable;
 import java.util.Objects;
 import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -62,6 +62,11 @@ import org.joda.time.Duration;
  * superseded + events_in_verdicts + events kept in still open entries (none once the watermark
  * reached the end of time).
  *
+ * <p><b>State layout</b>: the pairing is keyed by a bucket of the natural id ({@link #withBuckets},
+ * default {@value #DEFAULT_BUCKETS}), so a runner holds at most that many keys and timers however
+ * many natural ids it has seen; entries live per natural id inside their bucket's state, about 96
+ * bytes per open entry, and nothing once they expired (see {@code PairEventsFn}).
+ *
  * <p>The input must be in the global window: an entry lives across any window boundary.
  */
 public final class PairEvents extends PTransform<PCollection<EventRef>, PCollectionTuple> {
@@ -107,8 +112,32 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * follow the timeout.
    */
   private record Settings(
-      Duration timeout, Duration allowedLateness, Expiry expiry, Duration processingGrace)
-      implements Serializable {}
+      Duration timeout,
+      Duration allowedLateness,
+      Expiry expiry,
+      Duration processingGrace,
+      int buckets)
+      implements Serializable {
+    Settings withBuckets(int n) {
+      return new Settings(timeout, allowedLateness, expiry, processingGrace, n);
+    }
+  }
+
+  /**
+   * Default {@link #withBuckets bucket count}: the number of runner keys the pairing uses. 1024
+   * because: Flink spreads keys over key groups ({@code maxParallelism}, 128 by default), and 8
+   * buckets per key group keep their load even where 128 buckets would leave some groups empty and
+   * others with 3 or 4; Spark streaming sends every key ever seen through the DoFn on every
+   * micro-batch, which at 1,000 keys measured 60 ms per batch (STACK.md) but grows with the count;
+   * the DirectRunner scans every pending timer (one per bucket, plus its end-of-window cleanup
+   * timer per key) on each watermark refresh; and a bucket's state stays small (1M open entries
+   * are about 1,000 per bucket, 95 KB), which matters on Spark streaming, whose {@code MapState}
+   * is one coded value per key that every access decodes whole.
+   */
+  public static final int DEFAULT_BUCKETS = 1024;
+
+  /** Largest {@link #withBuckets bucket count}; beyond it per-key runner overhead dominates. */
+  public static final int MAX_BUCKETS = 1 << 16;
 
   private final Settings settings;
 
@@ -121,7 +150,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * equal to the timeout.
    */
   public static PairEvents create() {
-    return new PairEvents(new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null));
+    return new PairEvents(new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null, DEFAULT_BUCKETS));
   }
 
   /**
@@ -135,7 +164,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return new PairEvents(
         new Settings(
-            timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace()));
+            timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace(),
+            settings.buckets()));
   }
 
   /**
@@ -153,7 +183,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return new PairEvents(
         new Settings(
-            settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace()));
+            settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace(),
+            settings.buckets()));
   }
 
   /**
@@ -165,7 +196,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     Objects.requireNonNull(expiry, "expiry");
     return new PairEvents(
         new Settings(
-            settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace()));
+            settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace(),
+            settings.buckets()));
   }
 
   /**
@@ -179,7 +211,43 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return new PairEvents(
         new Settings(
-            settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace));
+            settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace,
+            settings.buckets()));
+  }
+
+  /**
+   * How many buckets natural ids are hashed into: the pairing is keyed by bucket, so this bounds
+   * the number of keys, timers and per-key bookkeeping a runner holds, whatever the number of
+   * distinct natural ids. Must be in [1, {@value #MAX_BUCKETS}]. Default {@value #DEFAULT_BUCKETS}
+   * (see {@link #DEFAULT_BUCKETS} for why). State restored from a checkpoint must be read with the
+   * same count: a natural id's bucket depends on it.
+   */
+  public PairEvents withBuckets(int buckets) {
+    if (buckets < 1 || buckets > MAX_BUCKETS) {
+      throw new IllegalArgumentException(
+          "buckets must be in [1, " + MAX_BUCKETS + "], got " + buckets);
+    }
+    return new PairEvents(settings.withBuckets(buckets));
+  }
+
+  /** The bucket count. */
+  public int getBuckets() {
+    return settings.buckets();
+  }
+
+  /**
+   * The bucket of {@code naturalId} among {@code buckets}: {@link String#hashCode()} (specified by
+   * the Java language, so the same on every JVM and across restarts) spread by MurmurHash3's
+   * finaliser, since ids that differ only in their last characters have close hash codes.
+   */
+  static int bucketOf(String naturalId, int buckets) {
+    int h = naturalId.hashCode();
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    h ^= h >>> 16;
+    return Math.floorMod(h, buckets);
   }
 
   /** The pairing timeout. */
@@ -208,6 +276,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     builder
         .add(DisplayData.item("timeout", getTimeout()).withLabel("Pairing timeout"))
         .add(DisplayData.item("expiry", getExpiry().name()).withLabel("Expiry clock"))
+        .add(DisplayData.item("buckets", getBuckets()).withLabel("Pairing buckets"))
         .add(
             getExpiry() == Expiry.EVENT_TIME
                 ? DisplayData.item("allowedLateness", getAllowedLateness())
@@ -241,19 +310,20 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
           case PROCESSING_TIME -> new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace());
         };
 
-    PCollection<KV<String, EventRef>> keyed =
+    int buckets = getBuckets();
+    PCollection<KV<Integer, EventRef>> keyed =
         input
             .apply(
-                "KeyByNaturalId",
+                "KeyByBucket",
                 MapElements.into(
                         TypeDescriptors.kvs(
-                            TypeDescriptors.strings(), TypeDescriptor.of(EventRef.class)))
-                    .via((EventRef event) -> KV.of(event.naturalId(), event)))
-            .setCoder(KvCoder.of(StringUtf8Coder.of(), EventRefCoder.of()));
+                            TypeDescriptors.integers(), TypeDescriptor.of(EventRef.class)))
+                    .via((EventRef event) -> KV.of(bucketOf(event.naturalId(), buckets), event)))
+            .setCoder(KvCoder.of(VarIntCoder.of(), EventRefCoder.of()));
 
     PCollectionTuple outputs =
         keyed.apply(
-            "PairByNaturalId",
+            "PairInBuckets",
             ParDo.of(fn).withOutputTags(MISMATCHES, TupleTagList.of(VERDICTS).and(LATE)));
     outputs.get(MISMATCHES).setCoder(VerdictCoder.of());
     outputs.get(VERDICTS).setCoder(VerdictCoder.of());

@@ -3,9 +3,16 @@ package io.streamrecon.transforms;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.Verdict;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.TimeDomain;
@@ -19,35 +26,65 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The stateful shell around {@link PairingRules}, keyed by natural id.
+ * The stateful shell around {@link PairingRules}, keyed by a <em>bucket</em> of natural ids ({@link
+ * PairEvents#withBuckets}), so that the number of runner keys, runner timers and per-key runner
+ * bookkeeping is bounded by the bucket count, not by every natural id ever seen (issue 9).
  *
- * <p><b>Kept per key</b>: one {@link ValueState} {@value #ENTRY_STATE} holding the open {@link
- * PairingEntry} (t0, the expected expiry timer target, at most one kept event per side as
- * metadata, about 75 bytes with one event; the natural id is the key and is not stored again), and
- * one timer {@value #EXPIRY_TIMER}. <b>Cleared</b> when the entry expires: state cleared in the
- * {@code @OnTimer} callback, whose timer has then fired. When rule 5 replaces an entry, the state is
- * overwritten and the timer re-set. No key keeps state after its entry expired.
+ * <p><b>Kept per bucket</b>:
+ *
+ * <ul>
+ *   <li>{@value #ENTRIES_STATE}: a {@link MapState} natural id → open {@link PairingEntry} (t0,
+ *       due time, at most one kept event per side as metadata; the id is the map key and is not
+ *       stored again).
+ *   <li>{@value #SLOTS_STATE}: the expiry index, a {@link MapState} slot → {@link ExpirySlot} (the
+ *       ids falling due within that slot and their exact due times). A slot is a {@code grain} of
+ *       time, 1/16 of the timeout (or processing grace), so a bucket has few live slots.
+ *   <li>{@value #CLOCK_STATE}: the {@link BucketClock} (the one timer's target and output hold, and
+ *       the last slot in use).
+ *   <li>One timer {@value #EXPIRY_TIMER}, at the earliest due time of the bucket's entries.
+ * </ul>
+ *
+ * <p><b>Size</b>: an open entry with one kept event costs 21 bytes of map key (a 20-character id),
+ * 66 bytes of entry and about 7 bytes of index (front-coded id and due offset): about 94 bytes,
+ * measured by {@code PairingEntryCoderTest.stateOfAnOpenEntryIsAtMost100Bytes}. The clock is 10
+ * bytes per non-empty bucket.
+ *
+ * <p><b>Cleared</b>: an entry (map entry and its index slot entry) when it expires, in the
+ * {@code @OnTimer} callback; rule 5 replaces an entry and moves its index entry. When the last
+ * entry of a bucket expires, its clock is cleared and no timer is re-set: an empty bucket keeps no
+ * state and no timer.
+ *
+ * <p><b>Firing</b>: the timer fires at the earliest due time. The callback walks the index from
+ * that slot, reads only the slots whose time has come, expires the entries of those slots that are
+ * due (due at or before the firing time, or before the current input watermark or processing
+ * time), and re-sets the timer at the earliest remaining due time, found in the first slot still
+ * holding an id (empty slots between are skipped by the walk, up to {@link BucketClock#lastSlot}).
+ * It never reads the whole bucket.
  *
  * <p><b>Stale timers</b>: some runners (Flink 1.19 with Beam 2.70) still fire a timer that was
- * cleared or re-set. The state stores the target the live timer was set for, and {@code @OnTimer}
- * ignores a firing whose timestamp differs, or that finds no entry (counted as {@code
- * stale_timer_firings}).
+ * re-set. The clock stores the target the live timer was set for, and {@code @OnTimer} ignores a
+ * firing whose timestamp differs, or that finds no clock (counted as {@code stale_timer_firings}).
  *
- * <p>Two concrete subclasses, because a runner may reject a DoFn merely for <em>declaring</em> an
+ * <p>Three concrete subclasses, because a runner may reject a DoFn merely for <em>declaring</em> an
  * event-time timer (the classic Spark runner in streaming mode: "EVENT_TIME not yet supported in
- * streaming mode"): {@link EventTimeExpiry} declares only an event-time timer, {@link
- * ProcessingTimeExpiry} only a processing-time timer.
+ * streaming mode"), and because {@code @RequiresTimeSortedInput} is a property of the method.
  *
  * <p><b>Output timestamps</b>: verdicts from {@code @ProcessElement} carry the element timestamp.
- * The expiry timer is set with output timestamp {@code max(t0 + timeout, element timestamp)}, so
- * the timer holds this transform's output watermark there until it fires, and verdicts from
- * {@code @OnTimer} carry that timestamp: a MISSING verdict is never behind the output watermark.
+ * The timer's output timestamp (its watermark hold) is, when set from an element, {@code max(t0 +
+ * timeout of the entry due next, element timestamp)}; when re-set from a firing, the same with the
+ * firing's hold as the lower bound. A verdict from {@code @OnTimer} carries {@code max(its t0 +
+ * timeout, the firing's hold)}: never behind the output watermark, which the hold kept back.
  */
-abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
+abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   private static final long serialVersionUID = 1L;
 
-  static final String ENTRY_STATE = "entry";
+  static final String ENTRIES_STATE = "entries";
+  static final String SLOTS_STATE = "slots";
+  static final String CLOCK_STATE = "clock";
   static final String EXPIRY_TIMER = "expiry";
+
+  /** Slots per timeout: a firing reads at most about 1/16 of a timeout's worth of entries early. */
+  static final int SLOTS_PER_TIMEOUT = 16;
 
   private static final Counter MATCH = counter(PairEvents.METRIC_MATCH);
   private static final Counter MISMATCH = counter(PairEvents.METRIC_MISMATCH);
@@ -62,73 +99,167 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
   private static final Counter STALE_TIMER_FIRINGS = counter(PairEvents.METRIC_STALE_TIMER_FIRINGS);
 
   final PairingRules rules;
+  private final long grainMillis;
 
-  PairEventsFn(PairingRules rules) {
+  PairEventsFn(PairingRules rules, Duration dueSpan) {
     this.rules = Objects.requireNonNull(rules, "rules");
+    this.grainMillis = Math.max(1, dueSpan.getMillis() / SLOTS_PER_TIMEOUT);
   }
 
   private static Counter counter(String name) {
     return Metrics.counter(PairEvents.METRIC_NAMESPACE, name);
   }
 
+  /** The bucket state of one key, as bound by the runner for one call. */
+  record Bucket(
+      MapState<String, PairingEntry> entries,
+      MapState<Long, ExpirySlot> slots,
+      ValueState<BucketClock> clock,
+      Timer expiry) {}
+
+  static StateSpec<MapState<String, PairingEntry>> entriesSpec() {
+    return StateSpecs.map(StringUtf8Coder.of(), PairingEntryCoder.of());
+  }
+
+  static StateSpec<MapState<Long, ExpirySlot>> slotsSpec() {
+    return StateSpecs.map(VarLongCoder.of(), ExpirySlotCoder.of());
+  }
+
+  static StateSpec<ValueState<BucketClock>> clockSpec() {
+    return StateSpecs.value(BucketClock.Coder.of());
+  }
+
   /**
-   * Sets the expiry timer for {@code entry} if this clock needs it after this event, and returns
-   * the entry with the target the timer was set for.
+   * The due time of {@code entry} after this event: {@code t0 + timeout} in event time; a
+   * processing-time clock moves it on every event.
    */
-  abstract PairingEntry scheduleExpiry(
-      PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry);
+  abstract Instant dueAfterEvent(PairingEntry entry, Timer expiry);
 
   /**
    * Applies the rules to one event that is not late and stores the result. {@code watermark} is
-   * the input watermark, or {@code null} where it cannot be read (processing-time mode): an entry
-   * whose expiry the watermark has already passed is finished before the event is applied, even
-   * if its timer has not fired yet, so the outcome does not depend on that race.
+   * the input watermark, or {@code null} where it cannot be read or does not apply: an entry whose
+   * due time the watermark has already passed is finished before the event is applied, even if
+   * the bucket's timer has not fired yet, so the outcome does not depend on that race.
    */
   final void pair(
-      String naturalId,
       EventRef event,
       Instant elementTimestamp,
       Instant watermark,
-      ValueState<PairingEntry> state,
-      Timer expiry,
+      Bucket bucket,
       MultiOutputReceiver out) {
-    PairingEntry entry = read(state, naturalId);
+    String naturalId = event.naturalId();
+    PairingEntry entry = read(bucket.entries(), naturalId);
     PairingRules.Step step;
     if (entry != null && watermark != null && watermark.isAfter(entry.timerTarget())) {
       step = rules.expire(naturalId, entry).then(rules.onEvent(naturalId, null, event));
     } else {
       step = rules.onEvent(naturalId, entry, event);
     }
-    emit(step, out);
-    PairingEntry next = scheduleExpiry(step.entry(), step.opened(), elementTimestamp, expiry);
+    emit(step, out, null);
+    PairingEntry next = step.entry();
+    Instant due = dueAfterEvent(next, bucket.expiry());
+    if (!due.equals(next.timerTarget())) {
+      next = next.withTimerTarget(due);
+    }
     if (next != entry) {
-      state.write(next);
+      bucket.entries().put(naturalId, next);
+    }
+    if (entry == null || !entry.timerTarget().equals(next.timerTarget())) {
+      if (entry != null) {
+        unindex(bucket, naturalId, entry.timerTarget());
+      }
+      index(bucket, naturalId, next, elementTimestamp);
     }
   }
 
-  /** Event-time expiry: one timer at t0 + timeout, set when an entry opens. */
-  final PairingEntry scheduleAtEntryTarget(
-      PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
-    if (opened) {
-      // Re-setting the one timer id replaces the previous entry's timer (rule 5).
-      expiry.withOutputTimestamp(holdFor(entry, elementTimestamp)).set(entry.timerTarget());
+  /** Adds {@code naturalId} to the slot of its due time, moving the timer earlier if needed. */
+  private void index(Bucket bucket, String naturalId, PairingEntry entry, Instant elementTimestamp) {
+    Instant due = entry.timerTarget();
+    long slot = BucketClock.slotOf(due, grainMillis);
+    ExpirySlot current = bucket.slots().get(slot).read();
+    bucket.slots().put(slot, (current == null ? ExpirySlot.EMPTY : current).with(naturalId, due));
+    BucketClock clock = bucket.clock().read();
+    if (clock == null || due.isBefore(clock.target())) {
+      Instant hold = later(rules.expiryOf(entry.t0()), elementTimestamp);
+      bucket.expiry().withOutputTimestamp(hold).set(due);
+      long lastSlot = clock == null ? slot : Math.max(slot, clock.lastSlot());
+      bucket.clock().write(new BucketClock(due, hold, lastSlot));
+    } else if (slot > clock.lastSlot()) {
+      bucket.clock().write(new BucketClock(clock.target(), clock.hold(), slot));
     }
-    return entry;
   }
 
-  /** The expiry timer fired at {@code fireTimestamp}: finish the entry unless the firing is stale. */
-  final void expire(
-      String naturalId,
-      Instant fireTimestamp,
-      ValueState<PairingEntry> state,
-      MultiOutputReceiver out) {
-    PairingEntry entry = read(state, naturalId);
-    if (entry == null || !entry.timerTarget().equals(fireTimestamp)) {
+  private void unindex(Bucket bucket, String naturalId, Instant due) {
+    long slot = BucketClock.slotOf(due, grainMillis);
+    ExpirySlot current = bucket.slots().get(slot).read();
+    if (current == null) {
+      return;
+    }
+    ExpirySlot rest = current.without(naturalId);
+    if (rest.isEmpty()) {
+      bucket.slots().remove(slot);
+    } else if (rest != current) {
+      bucket.slots().put(slot, rest);
+    }
+  }
+
+  /**
+   * The bucket's timer fired at {@code fireTimestamp}, with the input watermark (or processing
+   * time) now at {@code now}: expire every due entry, re-set the timer at the next due time or
+   * clear the bucket. Ignored when stale.
+   */
+  final void expire(Instant fireTimestamp, Instant now, Bucket bucket, MultiOutputReceiver out) {
+    BucketClock clock = bucket.clock().read();
+    if (clock == null || !clock.target().equals(fireTimestamp)) {
       STALE_TIMER_FIRINGS.inc();
       return;
     }
-    emit(rules.expire(naturalId, entry), out);
-    state.clear();
+    Map.Entry<String, Long> next = null;
+    for (long slot = BucketClock.slotOf(clock.target(), grainMillis);
+        slot <= clock.lastSlot();
+        slot++) {
+      ExpirySlot ids = bucket.slots().get(slot).read();
+      if (ids == null) {
+        continue;
+      }
+      TreeMap<String, Long> remaining = new TreeMap<>();
+      List<String> due = new ArrayList<>();
+      for (Map.Entry<String, Long> id : ids.dues().entrySet()) {
+        long at = id.getValue();
+        if (at <= fireTimestamp.getMillis() || at < now.getMillis()) {
+          due.add(id.getKey());
+        } else {
+          remaining.put(id.getKey(), at);
+        }
+      }
+      for (String naturalId : due) {
+        PairingEntry entry = read(bucket.entries(), naturalId);
+        if (entry != null) {
+          emit(rules.expire(naturalId, entry), out, later(rules.expiryOf(entry.t0()), clock.hold()));
+          bucket.entries().remove(naturalId);
+        }
+      }
+      if (remaining.isEmpty()) {
+        bucket.slots().remove(slot);
+        continue;
+      }
+      ExpirySlot rest = new ExpirySlot(remaining);
+      if (!due.isEmpty()) {
+        bucket.slots().put(slot, rest);
+      }
+      next = rest.earliest();
+      break;
+    }
+    if (next == null) {
+      bucket.clock().clear();
+      return;
+    }
+    Instant nextDue = Instant.ofEpochMilli(next.getValue());
+    PairingEntry nextEntry = read(bucket.entries(), next.getKey());
+    Instant hold =
+        nextEntry == null ? clock.hold() : later(rules.expiryOf(nextEntry.t0()), clock.hold());
+    bucket.expiry().withOutputTimestamp(hold).set(nextDue);
+    bucket.clock().write(new BucketClock(nextDue, hold, clock.lastSlot()));
   }
 
   /** Routes {@code event} to {@link PairEvents#LATE}. */
@@ -137,35 +268,34 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     out.get(PairEvents.LATE).output(new LateEvent(event, watermark));
   }
 
-  /** Where the expiry timer holds the output watermark: see the class Javadoc. */
-  final Instant holdFor(PairingEntry entry, Instant elementTimestamp) {
-    Instant expiry = rules.expiryOf(entry.t0());
-    return expiry.isBefore(elementTimestamp) ? elementTimestamp : expiry;
+  private static Instant later(Instant a, Instant b) {
+    return a.isBefore(b) ? b : a;
   }
 
-  private static PairingEntry read(ValueState<PairingEntry> state, String naturalId) {
-    PairingEntry stored = state.read();
+  private static PairingEntry read(MapState<String, PairingEntry> entries, String naturalId) {
+    PairingEntry stored = entries.get(naturalId).read();
     return stored == null ? null : stored.forKey(naturalId);
   }
 
-  private static void emit(PairingRules.Step step, MultiOutputReceiver out) {
+  /** Emits the step's verdicts, with {@code timestamp} if given, else the current one. */
+  private static void emit(PairingRules.Step step, MultiOutputReceiver out, Instant timestamp) {
     for (Verdict verdict : step.verdicts()) {
       switch (verdict.status()) {
         case MISMATCH -> {
           MISMATCH.inc();
-          out.get(PairEvents.MISMATCHES).output(verdict);
+          output(out.get(PairEvents.MISMATCHES), verdict, timestamp);
         }
         case MATCH -> {
           MATCH.inc();
-          out.get(PairEvents.VERDICTS).output(verdict);
+          output(out.get(PairEvents.VERDICTS), verdict, timestamp);
         }
         case MISSING_IN_TARGET -> {
           MISSING_IN_TARGET.inc();
-          out.get(PairEvents.VERDICTS).output(verdict);
+          output(out.get(PairEvents.VERDICTS), verdict, timestamp);
         }
         case MISSING_IN_SOURCE -> {
           MISSING_IN_SOURCE.inc();
-          out.get(PairEvents.VERDICTS).output(verdict);
+          output(out.get(PairEvents.VERDICTS), verdict, timestamp);
         }
       }
     }
@@ -176,6 +306,14 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     incIfPositive(ENTRIES_CLOSED, step.entriesClosed());
   }
 
+  private static void output(OutputReceiver<Verdict> receiver, Verdict verdict, Instant timestamp) {
+    if (timestamp == null) {
+      receiver.output(verdict);
+    } else {
+      receiver.outputWithTimestamp(verdict, timestamp);
+    }
+  }
+
   private static void incIfPositive(Counter counter, int n) {
     if (n > 0) {
       counter.inc(n);
@@ -183,7 +321,7 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
   }
 
   /**
-   * Expiry by event time (the default): the entry expires when the input watermark passes {@code
+   * Expiry by event time (the default): an entry expires when the input watermark passes {@code
    * t0 + timeout}, and events later than the watermark by more than the allowed lateness go to
    * {@link PairEvents#LATE}.
    *
@@ -198,9 +336,14 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     private static final long serialVersionUID = 1L;
 
     // Beam lets a method use state only from the class that declares it, hence once per subclass.
-    @StateId(ENTRY_STATE)
-    private final StateSpec<ValueState<PairingEntry>> entrySpec =
-        StateSpecs.value(PairingEntryCoder.of());
+    @StateId(ENTRIES_STATE)
+    private final StateSpec<MapState<String, PairingEntry>> entriesSpec = entriesSpec();
+
+    @StateId(SLOTS_STATE)
+    private final StateSpec<MapState<Long, ExpirySlot>> slotsSpec = slotsSpec();
+
+    @StateId(CLOCK_STATE)
+    private final StateSpec<ValueState<BucketClock>> clockSpec = clockSpec();
 
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
@@ -208,15 +351,17 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     private final Duration allowedLateness;
 
     EventTimeExpiry(PairingRules rules, Duration allowedLateness) {
-      super(rules);
+      super(rules, rules.timeout());
       this.allowedLateness = Objects.requireNonNull(allowedLateness, "allowedLateness");
     }
 
     @ProcessElement
     public void processElement(
-        @Element KV<String, EventRef> element,
+        @Element KV<Integer, EventRef> element,
         @Timestamp Instant timestamp,
-        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
       Instant watermark = expiry.getCurrentRelativeTime();
@@ -225,90 +370,112 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
         late(event, watermark, out);
         return;
       }
-      pair(element.getKey(), event, timestamp, watermark, state, expiry, out);
+      pair(event, timestamp, watermark, new Bucket(entries, slots, clock, expiry), out);
     }
 
     @OnTimer(EXPIRY_TIMER)
     public void onExpiry(
         OnTimerContext context,
-        @Key String naturalId,
-        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      expire(naturalId, context.fireTimestamp(), state, out);
+      expire(
+          context.fireTimestamp(),
+          expiry.getCurrentRelativeTime(),
+          new Bucket(entries, slots, clock, expiry),
+          out);
     }
 
     @Override
-    PairingEntry scheduleExpiry(
-        PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
-      return scheduleAtEntryTarget(entry, opened, elementTimestamp, expiry);
+    Instant dueAfterEvent(PairingEntry entry, Timer expiry) {
+      return rules.expiryOf(entry.t0());
     }
   }
 
   /**
    * Event-time expiry for a bounded input, which the runner hands over sorted by event time per
-   * key ({@link RequiresTimeSortedInput}). Rule 5 finishes an entry when an event lies more than
-   * the timeout from t0, which is only right when a key's events come in event-time order; a batch
-   * runner otherwise delivers them in any order (the SparkRunner split keys with many episodes
-   * into wrong entries). A bounded input has no late data, and runners flush the sorted buffer
-   * when the watermark has already jumped to its end, so this variant neither reads the watermark
-   * nor checks lateness.
+   * key (here per bucket, which sorts each natural id's events too) with {@link
+   * RequiresTimeSortedInput}. Rule 5 finishes an entry when an event lies more than the timeout
+   * from t0, which is only right when a key's events come in event-time order; a batch runner
+   * otherwise delivers them in any order (the SparkRunner split keys with many episodes into wrong
+   * entries). A bounded input has no late data, and runners flush the sorted buffer when the
+   * watermark has already jumped to its end, so this variant neither reads the watermark nor
+   * checks lateness in {@code @ProcessElement}.
    */
   static final class SortedBoundedExpiry extends PairEventsFn {
     private static final long serialVersionUID = 1L;
 
-    // Beam lets a method use state only from the class that declares it, hence once per subclass.
-    @StateId(ENTRY_STATE)
-    private final StateSpec<ValueState<PairingEntry>> entrySpec =
-        StateSpecs.value(PairingEntryCoder.of());
+    @StateId(ENTRIES_STATE)
+    private final StateSpec<MapState<String, PairingEntry>> entriesSpec = entriesSpec();
+
+    @StateId(SLOTS_STATE)
+    private final StateSpec<MapState<Long, ExpirySlot>> slotsSpec = slotsSpec();
+
+    @StateId(CLOCK_STATE)
+    private final StateSpec<ValueState<BucketClock>> clockSpec = clockSpec();
 
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
     SortedBoundedExpiry(PairingRules rules) {
-      super(rules);
+      super(rules, rules.timeout());
     }
 
     @RequiresTimeSortedInput
     @ProcessElement
     public void processElement(
-        @Element KV<String, EventRef> element,
+        @Element KV<Integer, EventRef> element,
         @Timestamp Instant timestamp,
-        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      pair(element.getKey(), element.getValue(), timestamp, null, state, expiry, out);
+      pair(element.getValue(), timestamp, null, new Bucket(entries, slots, clock, expiry), out);
     }
 
     @OnTimer(EXPIRY_TIMER)
     public void onExpiry(
         OnTimerContext context,
-        @Key String naturalId,
-        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      expire(naturalId, context.fireTimestamp(), state, out);
+      expire(
+          context.fireTimestamp(),
+          expiry.getCurrentRelativeTime(),
+          new Bucket(entries, slots, clock, expiry),
+          out);
     }
 
     @Override
-    PairingEntry scheduleExpiry(
-        PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
-      return scheduleAtEntryTarget(entry, opened, elementTimestamp, expiry);
+    Instant dueAfterEvent(PairingEntry entry, Timer expiry) {
+      return rules.expiryOf(entry.t0());
     }
   }
 
   /**
-   * Expiry by wall clock: the entry expires {@code grace} of processing time after the key's last
-   * event (the timer is re-set on every event). Declares no event-time timer, so it runs where
-   * event-time timers are rejected (Spark streaming). The watermark cannot be read without an
-   * event-time timer, so lateness detection is off here: no event goes to {@link
-   * PairEvents#LATE}. Rules 2–5 still compare event times.
+   * Expiry by wall clock: an entry expires {@code grace} of processing time after its natural
+   * id's last event (its due time moves on every event, and with it its index entry; the bucket's
+   * timer stays at the earliest due time, which only ever comes earlier). Declares no event-time
+   * timer, so it runs where event-time timers are rejected (Spark streaming). The watermark cannot
+   * be read without an event-time timer, so lateness detection is off here: no event goes to
+   * {@link PairEvents#LATE}. Rules 2–5 still compare event times.
    */
   static final class ProcessingTimeExpiry extends PairEventsFn {
     private static final long serialVersionUID = 1L;
 
-    // Beam lets a method use state only from the class that declares it, hence once per subclass.
-    @StateId(ENTRY_STATE)
-    private final StateSpec<ValueState<PairingEntry>> entrySpec =
-        StateSpecs.value(PairingEntryCoder.of());
+    @StateId(ENTRIES_STATE)
+    private final StateSpec<MapState<String, PairingEntry>> entriesSpec = entriesSpec();
+
+    @StateId(SLOTS_STATE)
+    private final StateSpec<MapState<Long, ExpirySlot>> slotsSpec = slotsSpec();
+
+    @StateId(CLOCK_STATE)
+    private final StateSpec<ValueState<BucketClock>> clockSpec = clockSpec();
 
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
@@ -316,35 +483,40 @@ abstract class PairEventsFn extends DoFn<KV<String, EventRef>, Verdict> {
     private final Duration grace;
 
     ProcessingTimeExpiry(PairingRules rules, Duration grace) {
-      super(rules);
+      super(rules, grace);
       this.grace = Objects.requireNonNull(grace, "grace");
     }
 
     @ProcessElement
     public void processElement(
-        @Element KV<String, EventRef> element,
+        @Element KV<Integer, EventRef> element,
         @Timestamp Instant timestamp,
-        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      pair(element.getKey(), element.getValue(), timestamp, null, state, expiry, out);
+      pair(element.getValue(), timestamp, null, new Bucket(entries, slots, clock, expiry), out);
     }
 
     @OnTimer(EXPIRY_TIMER)
     public void onExpiry(
         OnTimerContext context,
-        @Key String naturalId,
-        @StateId(ENTRY_STATE) ValueState<PairingEntry> state,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      expire(naturalId, context.fireTimestamp(), state, out);
+      expire(
+          context.fireTimestamp(),
+          expiry.getCurrentRelativeTime(),
+          new Bucket(entries, slots, clock, expiry),
+          out);
     }
 
     @Override
-    PairingEntry scheduleExpiry(
-        PairingEntry entry, boolean opened, Instant elementTimestamp, Timer expiry) {
-      Instant target = expiry.getCurrentRelativeTime().plus(grace);
-      expiry.withOutputTimestamp(holdFor(entry, elementTimestamp)).set(target);
-      return entry.withTimerTarget(target);
+    Instant dueAfterEvent(PairingEntry entry, Timer expiry) {
+      return expiry.getCurrentRelativeTime().plus(grace);
     }
   }
 }

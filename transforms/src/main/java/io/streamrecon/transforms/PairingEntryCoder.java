@@ -1,7 +1,9 @@
 package io.streamrecon.transforms;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.Pointer;
+import io.streamrecon.model.Side;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,12 +13,15 @@ import org.apache.beam.sdk.util.VarInt;
 import org.joda.time.Instant;
 
 /**
- * State coder for {@link PairingEntry}. The state is keyed by natural id, so the id is not written
- * again: kept events go through {@link EventRefCoder#encodeWithoutKey} and come back carrying
- * {@link PairingEntry#UNBOUND_ID} until {@link PairingEntry#forKey} rebinds them. Layout: a flag
- * byte (bit 0 source kept, bit 1 target kept), {@code t0} as zig-zag varint millis, the timer
- * target as a zig-zag varint offset from {@code t0} (3 bytes for a 10 minute timeout), then the
- * kept events. One kept event with a {@code DeltaLakeIO} pointer is about 75 bytes in all.
+ * State coder for {@link PairingEntry}. The entry is stored under its natural id (a map key), so the
+ * id is not written again: kept events come back carrying {@link PairingEntry#UNBOUND_ID} until
+ * {@link PairingEntry#forKey} rebinds them. Layout: a flag byte (bit 0 source kept, bit 1 target
+ * kept), {@code t0} as zig-zag varint millis, the timer target as a zig-zag varint offset from
+ * {@code t0} (3 bytes for a 10 minute timeout), then per kept event: its event time as an offset
+ * from {@code t0} (1 byte when it opened the entry), its hash (33 bytes for a SHA-256), the
+ * pointer's table version, data file (19 bytes for a {@code DeltaLakeIO} file) and row. The side
+ * is implied by the flag. One kept event with a {@code DeltaLakeIO} pointer is 66 bytes in all
+ * ({@code PairingEntryCoderTest}).
  */
 final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
   private static final PairingEntryCoder INSTANCE = new PairingEntryCoder();
@@ -36,10 +41,10 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
     writeZigZag(t0, out);
     writeZigZag(value.timerTarget().getMillis() - t0, out);
     if (value.source() != null) {
-      EventRefCoder.encodeWithoutKey(value.source(), out);
+      encodeEvent(value.source(), t0, out);
     }
     if (value.target() != null) {
-      EventRefCoder.encodeWithoutKey(value.target(), out);
+      encodeEvent(value.target(), t0, out);
     }
   }
 
@@ -51,16 +56,33 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
     }
     long t0 = readZigZag(in);
     long timerTarget = t0 + readZigZag(in);
-    EventRef source =
-        (flags & HAS_SOURCE) != 0 ? EventRefCoder.decodeWithoutKey(in, PairingEntry.UNBOUND_ID) : null;
-    EventRef target =
-        (flags & HAS_TARGET) != 0 ? EventRefCoder.decodeWithoutKey(in, PairingEntry.UNBOUND_ID) : null;
+    EventRef source = (flags & HAS_SOURCE) != 0 ? decodeEvent(Side.SOURCE, t0, in) : null;
+    EventRef target = (flags & HAS_TARGET) != 0 ? decodeEvent(Side.TARGET, t0, in) : null;
     return new PairingEntry(
         Instant.ofEpochMilli(t0), Instant.ofEpochMilli(timerTarget), source, target);
   }
 
   @Override
   public void verifyDeterministic() {}
+
+  private static void encodeEvent(EventRef event, long t0, OutputStream out) throws IOException {
+    writeZigZag(event.eventTime().getMillis() - t0, out);
+    ModelCoders.writeHash(event.sha256(), out);
+    Pointer p = event.pointer();
+    VarInt.encode(p.tableVersion(), out);
+    ModelCoders.writeDataFile(p.dataFile(), out);
+    VarInt.encode(p.rowIndex(), out);
+  }
+
+  private static EventRef decodeEvent(Side side, long t0, InputStream in) throws IOException {
+    Instant eventTime = Instant.ofEpochMilli(t0 + readZigZag(in));
+    String hash = ModelCoders.readHash(in);
+    long version = VarInt.decodeLong(in);
+    String file = ModelCoders.readDataFile(in);
+    long row = VarInt.decodeLong(in);
+    String id = PairingEntry.UNBOUND_ID;
+    return new EventRef(side, id, eventTime, hash, new Pointer(version, file, row, side, id, hash));
+  }
 
   private static void writeZigZag(long v, OutputStream out) throws IOException {
     VarInt.encode((v << 1) ^ (v >> 63), out);

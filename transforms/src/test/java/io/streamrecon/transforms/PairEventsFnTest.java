@@ -9,18 +9,28 @@ import static io.streamrecon.transforms.PairFixtures.tgt;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static io.streamrecon.transforms.PairFixtures.sec;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarLongCoder;
+import org.apache.beam.sdk.state.MapState;
+import org.apache.beam.sdk.state.ReadableState;
+import org.apache.beam.sdk.state.ReadableStates;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.ValueState;
-import org.apache.beam.sdk.testing.TestOutputReceiver;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
@@ -44,13 +54,31 @@ public class PairEventsFnTest {
   private final PairingRules rules = new PairingRules(TIMEOUT);
   private final PairEventsFn.EventTimeExpiry eventTimeFn =
       new PairEventsFn.EventTimeExpiry(rules, TIMEOUT);
-  private final EncodedState state = new EncodedState();
-  private final FakeTimer timer = new FakeTimer();
+  private final FakeBucket bucket = new FakeBucket();
+  private final FakeTimer timer = bucket.timer;
   private final Outputs out = new Outputs();
 
   private void process(EventRef event, Instant watermark) {
     timer.now = watermark;
-    eventTimeFn.processElement(KV.of(ID, event), event.eventTime(), state, timer, out);
+    eventTimeFn.processElement(
+        KV.of(0, event),
+        event.eventTime(),
+        bucket.entries,
+        bucket.slots,
+        bucket.clock,
+        timer,
+        out);
+  }
+
+  /** Fires the bucket's timer at {@code at} with the watermark at {@code watermark}. */
+  private void fire(PairEventsFn fn, Instant at, Instant watermark) {
+    timer.now = watermark;
+    fn.expire(at, watermark, bucket.bucket(), out);
+  }
+
+  private PairingEntry entry(String id) {
+    PairingEntry stored = bucket.entries.get(id).read();
+    return stored == null ? null : stored.forKey(id);
   }
 
   @Test
@@ -59,25 +87,30 @@ public class PairEventsFnTest {
     EventRef s20 = src(ID, min(20), A);
     process(s0, T0);
     assertEquals(T0.plus(TIMEOUT), timer.target);
-    process(s20, T0); // rule 5: the first entry is finished now, the timer re-set.
+    process(s20, T0); // rule 5: the first entry is finished now, its index entry moved.
     assertEquals(List.of(Verdict.of(ID, Status.MISSING_IN_TARGET, s0, null, null)), out.verdicts());
+    // The bucket's timer stays at the earliest due time it was set for: nothing is due then.
+    assertEquals(T0.plus(TIMEOUT), timer.target);
+    fire(eventTimeFn, T0.plus(TIMEOUT), T0.plus(TIMEOUT).plus(1));
+    assertEquals(1, out.verdicts().size());
+    assertNotNull(entry(ID));
     assertEquals(T0.plus(min(20)).plus(TIMEOUT), timer.target);
 
-    // The runner still delivers the first timer: nothing happens, the entry stays.
-    eventTimeFn.expire(ID, T0.plus(TIMEOUT), state, out);
+    // The runner still delivers the first timer again (as Flink did): nothing happens.
+    fire(eventTimeFn, T0.plus(TIMEOUT), T0.plus(TIMEOUT).plus(2));
     assertEquals(1, out.verdicts().size());
-    assertNotNull(state.read());
+    assertEquals(1, bucket.entries.size());
 
-    eventTimeFn.expire(ID, timer.target, state, out);
+    fire(eventTimeFn, timer.target, timer.target.plus(1));
     assertEquals(
         List.of(
             Verdict.of(ID, Status.MISSING_IN_TARGET, s0, null, null),
             Verdict.of(ID, Status.MISSING_IN_TARGET, s20, null, null)),
         out.verdicts());
-    assertNull(state.read());
+    bucket.assertEmpty();
 
-    // A duplicate firing after the entry is gone finds nothing to do.
-    eventTimeFn.expire(ID, timer.target, state, out);
+    // A duplicate firing after the bucket is empty finds nothing to do.
+    fire(eventTimeFn, T0.plus(min(20)).plus(TIMEOUT), T0.plus(Duration.standardHours(1)));
     assertEquals(2, out.verdicts().size());
   }
 
@@ -88,7 +121,10 @@ public class PairEventsFnTest {
     process(s, T0);
     process(t, T0.plus(TIMEOUT).plus(1));
     assertEquals(List.of(Verdict.of(ID, Status.MISSING_IN_TARGET, s, null, null)), out.verdicts());
-    assertEquals(t.eventTime(), state.read().t0());
+    assertEquals(t.eventTime(), entry(ID).t0());
+    // The timer is still at the first entry's due time; firing it re-sets it for the new entry.
+    fire(eventTimeFn, T0.plus(TIMEOUT), T0.plus(TIMEOUT).plus(1));
+    assertEquals(1, out.verdicts().size());
     assertEquals(t.eventTime().plus(TIMEOUT), timer.target);
   }
 
@@ -108,11 +144,22 @@ public class PairEventsFnTest {
     process(s, T0);
     assertEquals(T0.plus(TIMEOUT), timer.outputTimestamp);
 
-    EncodedState other = new EncodedState();
+    FakeBucket other = new FakeBucket();
     Instant committedLater = T0.plus(Duration.standardHours(1));
-    timer.now = T0;
-    eventTimeFn.processElement(KV.of("x", src("x", min(0), A)), committedLater, other, timer, out);
-    assertEquals(committedLater, timer.outputTimestamp);
+    other.timer.now = T0;
+    eventTimeFn.processElement(
+        KV.of(1, src("x", min(0), A)),
+        committedLater,
+        other.entries,
+        other.slots,
+        other.clock,
+        other.timer,
+        out);
+    assertEquals(committedLater, other.timer.outputTimestamp);
+    // The MISSING verdict of that entry carries the hold, not its earlier t0 + timeout.
+    other.timer.now = committedLater.plus(1);
+    eventTimeFn.expire(other.timer.target, committedLater.plus(1), other.bucket(), out);
+    assertEquals(List.of(committedLater), out.verdictTimestamps());
   }
 
   @Test
@@ -121,66 +168,199 @@ public class PairEventsFnTest {
     Instant watermark = T0.plus(TIMEOUT).plus(TIMEOUT).plus(1);
     process(s, watermark);
     assertEquals(List.of(new LateEvent(s, watermark)), out.of(PairEvents.LATE));
-    assertNull(state.read());
+    bucket.assertEmpty();
     assertNull(timer.target);
   }
 
   @Test
-  public void processingTimeResetsTheTimerOnEveryEventAndIgnoresOlderFirings() {
+  public void processingTimeMovesTheDueTimeOnEveryEventAndFiresOnlyWhenDue() {
     PairEventsFn.ProcessingTimeExpiry fn = new PairEventsFn.ProcessingTimeExpiry(rules, min(2));
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     timer.now = wallClock;
-    fn.processElement(KV.of(ID, s), s.eventTime(), state, timer, out);
+    fn.processElement(
+        KV.of(0, s), s.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
     Instant first = timer.target;
     assertEquals(wallClock.plus(min(2)), first);
-    assertEquals(first, state.read().timerTarget());
+    assertEquals(first, entry(ID).timerTarget());
     // Hold at t0 + timeout, as in event-time mode, so MISSING carries the same timestamp.
     assertEquals(T0.plus(TIMEOUT), timer.outputTimestamp);
 
     timer.now = wallClock.plus(min(1));
-    fn.processElement(KV.of(ID, s), s.eventTime(), state, timer, out); // a duplicate
-    assertEquals(wallClock.plus(min(3)), timer.target);
+    fn.processElement(
+        KV.of(0, s), s.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
+    assertEquals(wallClock.plus(min(3)), entry(ID).timerTarget());
 
-    fn.expire(ID, first, state, out);
+    // The timer set for the first due time fires: the entry is not due any more; re-set.
+    fn.expire(first, first, bucket.bucket(), out);
     assertEquals(List.of(), out.verdicts());
-    fn.expire(ID, timer.target, state, out);
+    assertEquals(wallClock.plus(min(3)), timer.target);
+    fn.expire(timer.target, timer.target, bucket.bucket(), out);
     assertEquals(List.of(Verdict.of(ID, Status.MISSING_IN_TARGET, s, null, null)), out.verdicts());
-    assertNull(state.read());
+    bucket.assertEmpty();
   }
 
-  /** A value state that keeps only the encoded bytes, like a runner's state backend. */
-  private static final class EncodedState implements ValueState<PairingEntry> {
+  @Test
+  public void noStateIsLeftInTheBucketAfterItsEntriesExpired() {
+    // Many ids in one bucket, opened at different times, some paired, some not.
+    for (int i = 0; i < 40; i++) {
+      process(src("id" + i, sec(17L * i), A), T0);
+      if (i % 3 == 0) {
+        process(tgt("id" + i, sec(17L * i + 5), i % 2 == 0 ? A : B), T0);
+      }
+    }
+    assertEquals(40, bucket.entries.size());
+    assertTrue(bucket.slots.size() > 1);
+    // One due time after the other, the watermark a millisecond past each timer.
+    int firings = 0;
+    while (timer.target != null && bucket.clock.read() != null) {
+      Instant at = timer.target;
+      fire(eventTimeFn, at, at.plus(1));
+      firings++;
+      assertTrue("firings", firings <= 40);
+    }
+    assertEquals(40 - 14, out.verdicts().stream().filter(v -> v.status() != Status.MATCH).count());
+    bucket.assertEmpty();
+  }
+
+  /**
+   * A bucket's state faked with maps of encoded bytes, like a runner's state backend, so that the
+   * state coders are exercised too; and its timer.
+   */
+  private static final class FakeBucket {
+    final EncodedMap<String, PairingEntry> entries =
+        new EncodedMap<>(StringUtf8Coder.of(), PairingEntryCoder.of());
+    final EncodedMap<Long, ExpirySlot> slots =
+        new EncodedMap<>(VarLongCoder.of(), ExpirySlotCoder.of());
+    final EncodedValue<BucketClock> clock = new EncodedValue<>(BucketClock.Coder.of());
+    final FakeTimer timer = new FakeTimer();
+
+    PairEventsFn.Bucket bucket() {
+      return new PairEventsFn.Bucket(entries, slots, clock, timer);
+    }
+
+    /** No map entry, no index slot, no clock (so no live timer): nothing left. */
+    void assertEmpty() {
+      assertEquals("entries", 0, entries.size());
+      assertEquals("index slots", 0, slots.size());
+      assertNull("clock", clock.read());
+    }
+  }
+
+  /** A value state that keeps only the encoded bytes. */
+  private static final class EncodedValue<T> implements ValueState<T> {
+    private final Coder<T> coder;
     private byte[] bytes;
 
-    @Override
-    public void write(PairingEntry value) {
-      try {
-        bytes = CoderUtils.encodeToByteArray(PairingEntryCoder.of(), value);
-      } catch (CoderException e) {
-        throw new AssertionError(e);
-      }
+    EncodedValue(Coder<T> coder) {
+      this.coder = coder;
     }
 
     @Override
-    public PairingEntry read() {
-      try {
-        return bytes == null
-            ? null
-            : CoderUtils.decodeFromByteArray(PairingEntryCoder.of(), bytes);
-      } catch (CoderException e) {
-        throw new AssertionError(e);
-      }
+    public void write(T value) {
+      bytes = encode(coder, value);
     }
 
     @Override
-    public ValueState<PairingEntry> readLater() {
+    public T read() {
+      return bytes == null ? null : decode(coder, bytes);
+    }
+
+    @Override
+    public ValueState<T> readLater() {
       return this;
     }
 
     @Override
     public void clear() {
       bytes = null;
+    }
+  }
+
+  /** A map state that keeps only encoded keys and values. */
+  private static final class EncodedMap<K, V> implements MapState<K, V> {
+    private final Coder<K> keyCoder;
+    private final Coder<V> valueCoder;
+    private final Map<String, byte[]> map = new TreeMap<>();
+
+    EncodedMap(Coder<K> keyCoder, Coder<V> valueCoder) {
+      this.keyCoder = keyCoder;
+      this.valueCoder = valueCoder;
+    }
+
+    int size() {
+      return map.size();
+    }
+
+    private String k(K key) {
+      return java.util.Base64.getEncoder().encodeToString(encode(keyCoder, key));
+    }
+
+    @Override
+    public void put(K key, V value) {
+      map.put(k(key), encode(valueCoder, value));
+    }
+
+    @Override
+    public ReadableState<V> computeIfAbsent(K key, Function<? super K, ? extends V> f) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void remove(K key) {
+      map.remove(k(key));
+    }
+
+    @Override
+    public ReadableState<V> get(K key) {
+      byte[] bytes = map.get(k(key));
+      return ReadableStates.immediate(bytes == null ? null : decode(valueCoder, bytes));
+    }
+
+    @Override
+    public ReadableState<V> getOrDefault(K key, V defaultValue) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ReadableState<Iterable<K>> keys() {
+      throw new UnsupportedOperationException("a firing must not scan the bucket");
+    }
+
+    @Override
+    public ReadableState<Iterable<V>> values() {
+      throw new UnsupportedOperationException("a firing must not scan the bucket");
+    }
+
+    @Override
+    public ReadableState<Iterable<Map.Entry<K, V>>> entries() {
+      throw new UnsupportedOperationException("a firing must not scan the bucket");
+    }
+
+    @Override
+    public ReadableState<Boolean> isEmpty() {
+      return ReadableStates.immediate(map.isEmpty());
+    }
+
+    @Override
+    public void clear() {
+      map.clear();
+    }
+  }
+
+  private static <T> byte[] encode(Coder<T> coder, T value) {
+    try {
+      return CoderUtils.encodeToByteArray(coder, value);
+    } catch (CoderException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static <T> T decode(Coder<T> coder, byte[] bytes) {
+    try {
+      return CoderUtils.decodeFromByteArray(coder, bytes);
+    } catch (CoderException e) {
+      throw new AssertionError(e);
     }
   }
 
@@ -234,13 +414,14 @@ public class PairEventsFnTest {
 
   /** Collects every tagged output. */
   private static final class Outputs implements DoFn.MultiOutputReceiver {
-    private final Map<TupleTag<?>, TestOutputReceiver<?>> receivers = new HashMap<>();
+    private final Map<TupleTag<?>, DoFn.OutputReceiver<?>> receivers = new HashMap<>();
+    private final List<Instant> timestamps = new ArrayList<>();
 
     @Override
     @SuppressWarnings("unchecked")
     public <T> DoFn.OutputReceiver<T> get(TupleTag<T> tag) {
       return (DoFn.OutputReceiver<T>)
-          receivers.computeIfAbsent(tag, t -> new TestOutputReceiver<T>());
+          receivers.computeIfAbsent(tag, t -> new Receiver<T>(timestamps));
     }
 
     @Override
@@ -250,15 +431,45 @@ public class PairEventsFnTest {
 
     @SuppressWarnings("unchecked")
     <T> List<T> of(TupleTag<T> tag) {
-      return List.copyOf(((TestOutputReceiver<T>) get(tag)).getOutputs());
+      return List.copyOf(((Receiver<T>) get(tag)).outputs);
     }
 
     List<Verdict> verdicts() {
       return of(PairEvents.VERDICTS);
     }
 
+    List<Instant> verdictTimestamps() {
+      return List.copyOf(timestamps);
+    }
+
     List<Verdict> mismatches() {
       return of(PairEvents.MISMATCHES);
+    }
+  }
+
+  /** Keeps outputs, and the timestamps given explicitly (as {@code @OnTimer} gives them). */
+  private static final class Receiver<T> implements DoFn.OutputReceiver<T> {
+    final List<T> outputs = new ArrayList<>();
+    private final List<Instant> timestamps;
+
+    Receiver(List<Instant> timestamps) {
+      this.timestamps = timestamps;
+    }
+
+    @Override
+    public void output(T output) {
+      outputs.add(output);
+    }
+
+    @Override
+    public void outputWithTimestamp(T output, Instant timestamp) {
+      outputs.add(output);
+      timestamps.add(timestamp);
+    }
+
+    @Override
+    public org.apache.beam.sdk.values.OutputBuilder<T> builder(T value) {
+      throw new UnsupportedOperationException("the DoFn outputs with output(..) only");
     }
   }
 }

@@ -12,6 +12,7 @@ import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
 import org.apache.beam.sdk.coders.CoderException;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.joda.time.Duration;
 import org.junit.Test;
@@ -58,16 +59,57 @@ public class PairingEntryCoderTest {
     assertEquals(PairingEntry.UNBOUND_ID, roundTrip(entry).source().naturalId());
   }
 
+  /**
+   * What one open entry costs in the bucketed layout: its map key (the natural id), its map value
+   * (the entry) and its share of the expiry index (its id front-coded against its neighbour and its
+   * due offset), measured as the growth of an index slot of sequential ids by one more id.
+   */
   @Test
-  public void keptEventStateWithNaturalIdIsUnder100Bytes() throws Exception {
+  public void stateOfAnOpenEntryIsAtMost100Bytes() throws Exception {
     EventRef s = deltaLakeShaped(Side.SOURCE, hash("payload"), 123_456);
-    int state =
+    int entry =
         CoderUtils.encodeToByteArray(
                 PairingEntryCoder.of(), PairingEntry.openedBy(s, T0.plus(TIMEOUT)))
             .length;
-    int key = NATURAL_ID.getBytes(StandardCharsets.UTF_8).length;
-    assertEquals(20, key);
-    assertTrue("state " + state + " + key " + key + " bytes", state + key < 100);
+    // A map key is coded nested: a varint length, then the UTF-8 bytes.
+    int key = CoderUtils.encodeToByteArray(StringUtf8Coder.of(), NATURAL_ID).length + 1;
+    java.util.TreeMap<String, Long> dues = new java.util.TreeMap<>();
+    for (int i = 0; i < 1000; i++) {
+      dues.put(String.format("ORD-2026-11-29-%05d", i * 7 + 1), T0.plus(TIMEOUT).getMillis() + i * 37L);
+    }
+    int slot1000 = CoderUtils.encodeToByteArray(ExpirySlotCoder.of(), new ExpirySlot(dues)).length;
+    assertTrue(dues.put(NATURAL_ID, T0.plus(TIMEOUT).getMillis() + 20_000) == null);
+    int slot1001 = CoderUtils.encodeToByteArray(ExpirySlotCoder.of(), new ExpirySlot(dues)).length;
+    int index = slot1001 - slot1000;
+    int total = key + entry + index;
+    System.out.printf(
+        "state per open entry: key %d + entry %d + index %d = %d bytes%n", key, entry, index, total);
+    assertEquals(69, entry);
+    assertTrue("index share " + index, index <= 8);
+    assertTrue("per open entry " + total + " bytes", total <= 100);
+    // A random-looking id of the same length shares no prefix: the worst case for the index.
+    int worstIndex = NATURAL_ID.length() + 1 + 1 + 3;
+    assertTrue(key + entry + worstIndex <= 120);
+  }
+
+  @Test
+  public void expirySlotRoundTripsAnyIds() throws Exception {
+    java.util.TreeMap<String, Long> dues = new java.util.TreeMap<>();
+    dues.put("", 5L);
+    dues.put("a", -3L);
+    dues.put("ab\uD83D\uDE00", Long.MAX_VALUE / 4);
+    dues.put("abc", 7L);
+    dues.put("\u00e9t\u00e9", 0L);
+    ExpirySlot slot = new ExpirySlot(dues);
+    assertEquals(
+        slot,
+        CoderUtils.decodeFromByteArray(
+            ExpirySlotCoder.of(), CoderUtils.encodeToByteArray(ExpirySlotCoder.of(), slot)));
+    BucketClock clock = new BucketClock(T0, T0.plus(TIMEOUT), 123_456_789L);
+    assertEquals(
+        clock,
+        CoderUtils.decodeFromByteArray(
+            BucketClock.Coder.of(), CoderUtils.encodeToByteArray(BucketClock.Coder.of(), clock)));
   }
 
   @Test

@@ -84,6 +84,15 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setProcessingGrace(String value);
 
+  @Description(
+      "Buckets natural ids are hashed into for pairing: the runner keeps one key, one timer and"
+          + " its bookkeeping per bucket, however many ids it sees; 1 to 65536. Keep it across"
+          + " restarts of one job: restored state is found by bucket")
+  @Default.Integer(1024)
+  int getPairingBuckets();
+
+  void setPairingBuckets(int value);
+
   @Description("Also write MATCH records to the deltas table")
   @Default.Boolean(false)
   boolean getEmitMatches();

@@ -106,7 +106,8 @@ public final class ReconcilePipeline {
                     s.expiry() == ExpiryClock.PROCESSING
                         ? PairEvents.Expiry.PROCESSING_TIME
                         : PairEvents.Expiry.EVENT_TIME)
-                .withProcessingGrace(s.processingGrace()));
+                .withProcessingGrace(s.processingGrace())
+                .withBuckets(s.pairingBuckets()));
 
     PCollection<DeltaRecord> diffed =
         paired

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.transforms.PairEvents;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +15,7 @@ import org.joda.time.Duration;
  *
  * @param kafkaMaxReadTime {@code null} for no limit
  * @param processingGrace wall-clock grace for {@link ExpiryClock#PROCESSING}
+ * @param pairingBuckets the pairing's bucket count, see {@code PairEvents#withBuckets}
  */
 public record ReconcileSettings(
     InputSpec source,
@@ -26,6 +28,7 @@ public record ReconcileSettings(
     Duration allowedLateness,
     ExpiryClock expiry,
     Duration processingGrace,
+    int pairingBuckets,
     boolean emitMatches,
     String runId,
     Duration commitInterval,
@@ -84,6 +87,15 @@ public record ReconcileSettings(
             ? timeout
             : DurationParser.parseAtLeast(
                 "processingGrace", o.getProcessingGrace(), Duration.millis(1));
+    int buckets = o.getPairingBuckets();
+    if (buckets < 1 || buckets > PairEvents.MAX_BUCKETS) {
+      throw new IllegalArgumentException(
+          "--pairingBuckets="
+              + buckets
+              + " is out of range: 1 to "
+              + PairEvents.MAX_BUCKETS
+              + " (1024 by default)");
+    }
     String runId = o.getRunId();
     if (runId == null || !RUN_ID.matcher(runId).matches()) {
       throw new IllegalArgumentException(
@@ -131,6 +143,7 @@ public record ReconcileSettings(
         lateness,
         expiry,
         grace,
+        buckets,
         o.getEmitMatches(),
         runId,
         commit,

@@ -63,6 +63,7 @@ public class ReconcileSettingsTest {
             "--allowedLateness=2m",
             "--expiry=processing",
             "--processingGrace=45s",
+            "--pairingBuckets=64",
             "--emitMatches=true",
             "--runId=nightly-1",
             "--commitInterval=500ms",
@@ -79,6 +80,7 @@ public class ReconcileSettingsTest {
     assertEquals(Duration.standardMinutes(2), s.allowedLateness());
     assertEquals(ExpiryClock.PROCESSING, s.expiry());
     assertEquals(Duration.standardSeconds(45), s.processingGrace());
+    assertEquals(64, s.pairingBuckets());
     assertTrue(s.emitMatches());
     assertEquals("nightly-1", s.runId());
     assertEquals(Duration.millis(500), s.commitInterval());
@@ -138,6 +140,8 @@ public class ReconcileSettingsTest {
         "--allowedLateness=soon");
     assertError("--expiry=wall is not valid: event, processing", "--source=a", "--target=b",
         "--expiry=wall");
+    assertError("--pairingBuckets=0 is out of range: 1 to 65536", "--source=a", "--target=b",
+        "--pairingBuckets=0");
     assertError("--maxEventBytes=0 is out of range: 1 to 67108864", "--source=a", "--target=b",
         "--maxEventBytes=0");
     assertError("--runId=a b is not valid", "--source=a", "--target=b", "--runId=a b");

@@ -78,10 +78,20 @@ final class DeltaLakeCommitter {
   private final Map<String, WriterHistory> histories = new HashMap<>();
 
   DeltaLakeCommitter(Configuration conf, String warehouse, TableLayout<?> layout) {
-    this.conf = conf;
+    this.conf = withAtomicLocalLogStore(conf);
     this.layout = layout;
     this.tableRoot = tablePath(warehouse, layout.name);
-    this.log = DeltaLog.forTable(conf, tableRoot);
+    this.log = DeltaLog.forTable(this.conf, tableRoot);
+  }
+
+  /**
+   * A copy of {@code conf} whose {@code file:} tables use {@link AtomicLocalLogStore} unless the
+   * user chose a log store for {@code file:} already.
+   */
+  static Configuration withAtomicLocalLogStore(Configuration conf) {
+    Configuration copy = new Configuration(conf);
+    copy.setIfUnset(AtomicLocalLogStore.CONF_KEY, AtomicLocalLogStore.class.getName());
+    return copy;
   }
 
   static Path tablePath(String warehouse, String table) {

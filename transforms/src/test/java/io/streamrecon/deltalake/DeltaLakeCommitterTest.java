@@ -309,31 +309,44 @@ public class DeltaLakeCommitterTest {
     throw new AssertionError("no row " + dataFile + "#" + rowIndex + " for " + naturalId);
   }
 
+  /**
+   * Writers of separate pipelines (each its own DeltaLog, as in separate JVMs) commit to one table
+   * at once, from its creation on. Every commit must land: none may overwrite another's log entry
+   * (the local file system's rename replaces an existing file), and no reader may see a log file
+   * that is not complete. Enough writers and commits that, without an atomic log store, versions
+   * collide in almost every run.
+   */
   @Test
   public void twoWritersAppendConcurrentlyAndEveryRowIsPresentOnce() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    int batches = 6;
-    List<List<DataFile>> a = new ArrayList<>();
-    List<List<DataFile>> b = new ArrayList<>();
-    for (int i = 0; i < batches; i++) {
-      a.add(writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a" + i, 10, TestEvents.T0)));
-      b.add(writeFiles(warehouse, TestEvents.events(Side.TARGET, "b" + i, 10, TestEvents.T0)));
+    int writers = 4;
+    int batches = 10;
+    int rowsPerBatch = 3;
+    List<List<List<DataFile>>> work = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      List<List<DataFile>> mine = new ArrayList<>();
+      for (int i = 0; i < batches; i++) {
+        mine.add(writeFiles(warehouse, TestEvents.events(w % 2 == 0 ? Side.SOURCE : Side.TARGET, "w" + w + "b" + i, rowsPerBatch, TestEvents.T0)));
+      }
+      work.add(mine);
     }
     CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(2);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {
-      // Both writers start on a table that does not exist yet: both try to create it.
+      // All writers start on a table that does not exist yet: all try to create it.
       List<Future<Void>> results = new ArrayList<>();
-      for (Map.Entry<String, List<List<DataFile>>> writer : Map.of("pipeline-a", a, "pipeline-b", b).entrySet()) {
+      for (int w = 0; w < writers; w++) {
+        String appId = "pipeline-" + w;
+        List<List<DataFile>> mine = work.get(w);
         Callable<Void> task =
             () -> {
               DeltaLakeCommitter committer =
                   new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.RAW_EVENTS);
               start.await();
               for (int i = 0; i < batches; i++) {
-                committer.commit(writer.getKey(), i, writer.getValue().get(i));
+                committer.commit(appId, i, mine.get(i));
                 // Every batch is retried once, as if the first acknowledgement was lost.
-                assertTrue(committer.commit(writer.getKey(), i, writer.getValue().get(i)).alreadyCommitted());
+                assertTrue(committer.commit(appId, i, mine.get(i)).alreadyCommitted());
               }
               return null;
             };
@@ -351,8 +364,8 @@ public class DeltaLakeCommitterTest {
     for (Map<String, Object> row : rows) {
       assertTrue("duplicate " + row.get("natural_id"), ids.add((String) row.get("natural_id")));
     }
-    assertEquals(2 * batches * 10, rows.size());
-    assertEquals(2 * batches - 1, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
+    assertEquals(writers * batches * rowsPerBatch, rows.size());
+    assertEquals(writers * batches - 1, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
   }
 
   @Test

@@ -20,9 +20,9 @@ import org.joda.time.Instant;
  * Stage 2 of a {@link DeltaLakeIO} write: commits one pane of data files (all files of a commit
  * interval, grouped under one key, so one committer per table) in one Delta transaction.
  *
- * <p>The pane index is the transaction version of the {@code SetTransaction}: it grows by one with
- * every firing of the key and is the same when a runner retries the pane, so a retried commit is
- * recognised and skipped.
+ * <p>Replays are harmless by content ({@link DeltaLakeCommitter}): rows this writer stored before
+ * are not stored again and are counted ({@code deltalake_copies_recognised_<table>}); for
+ * raw_events their pointers name the stored copy. The pane index is only recorded with the commit.
  */
 final class CommitFiles {
   private CommitFiles() {}
@@ -31,10 +31,19 @@ final class CommitFiles {
   private static final Counter REPLAYED =
       Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_commits_replayed");
 
+  /** Counter name of the copies a writer recognised and did not store again. */
+  static String recognisedCounterName(String table) {
+    return "deltalake_copies_recognised_" + table;
+  }
+
   static DeltaLakeCommitter.Outcome commit(
-      DeltaLakeCommitter committer, String appId, PaneInfo pane, List<DataFile> files) {
+      DeltaLakeCommitter committer, String appId, PaneInfo pane, List<DataFile> files, String table) {
     DeltaLakeCommitter.Outcome outcome = committer.commit(appId, pane.getIndex(), files);
     (outcome.alreadyCommitted() ? REPLAYED : COMMITS).inc();
+    if (!outcome.recognised().isEmpty()) {
+      Metrics.counter(DeltaLakeIO.NAMESPACE, recognisedCounterName(table))
+          .inc(outcome.recognised().size());
+    }
     return outcome;
   }
 
@@ -45,7 +54,7 @@ final class CommitFiles {
   }
 
   /** Commits a pane and emits one {@link DeltaLakeCommit}. */
-  static final class CommitFn extends DoFn<KV<String, Iterable<DataFile>>, DeltaLakeCommit> {
+  static class CommitFn extends DoFn<KV<String, Iterable<DataFile>>, DeltaLakeCommit> {
     private final String warehouse;
     private final String table;
     private final String appId;
@@ -67,20 +76,26 @@ final class CommitFiles {
         @Element KV<String, Iterable<DataFile>> group,
         PaneInfo pane,
         OutputReceiver<DeltaLakeCommit> out) {
+      commitPane(group, pane, out);
+    }
+
+    final void commitPane(
+        KV<String, Iterable<DataFile>> group, PaneInfo pane, OutputReceiver<DeltaLakeCommit> out) {
       List<DataFile> files = copy(group.getValue());
       if (files.isEmpty()) {
         return;
       }
-      DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files);
+      DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files, table);
       out.output(
           new DeltaLakeCommit(
               table,
               outcome.tableVersion(),
               appId,
               pane.getIndex(),
-              files.size(),
-              files.stream().mapToLong(DataFile::numRecords).sum(),
-              outcome.alreadyCommitted()));
+              outcome.committed().size(),
+              outcome.committedRows(),
+              outcome.alreadyCommitted(),
+              outcome.recognised().size()));
     }
   }
 
@@ -89,7 +104,7 @@ final class CommitFiles {
    * committed file and row, timestamped with the event time (or the pane's timestamp, when the
    * event is older than everything the pane held back).
    */
-  static final class CommitRawEventsFn extends DoFn<KV<String, Iterable<DataFile>>, EventRef> {
+  static class CommitRawEventsFn extends DoFn<KV<String, Iterable<DataFile>>, EventRef> {
     private final String warehouse;
     private final String appId;
     private transient DeltaLakeCommitter committer;
@@ -97,6 +112,10 @@ final class CommitFiles {
     CommitRawEventsFn(String warehouse, String appId) {
       this.warehouse = warehouse;
       this.appId = appId;
+    }
+
+    String appId() {
+      return appId;
     }
 
     @Setup
@@ -111,31 +130,64 @@ final class CommitFiles {
         @Timestamp Instant paneTimestamp,
         OutputReceiver<EventRef> out)
         throws IOException {
+      commitPane(group, pane, paneTimestamp, out);
+    }
+
+    final void commitPane(
+        KV<String, Iterable<DataFile>> group,
+        PaneInfo pane,
+        Instant paneTimestamp,
+        OutputReceiver<EventRef> out)
+        throws IOException {
       List<DataFile> files = copy(group.getValue());
       if (files.isEmpty()) {
         return;
       }
-      DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files);
-      for (DataFile file : files) {
+      DeltaLakeCommitter.Outcome outcome =
+          commit(committer, appId, pane, files, DeltaLakeIO.RAW_EVENTS);
+      for (DataFile file : outcome.committed()) {
         for (EventRef ref : eventRefs(file, outcome.tableVersion())) {
-          Instant eventTime = ref.eventTime();
-          out.outputWithTimestamp(ref, eventTime.isBefore(paneTimestamp) ? paneTimestamp : eventTime);
+          output(ref, paneTimestamp, out);
         }
       }
+      // A copy still goes on to pairing (after a restore the pairing state has not seen it), but
+      // pointing at the stored row.
+      for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
+        WriterHistory.Location at = r.storedAt();
+        output(
+            eventRef(
+                Side.valueOf(r.partitionValues().get("side")),
+                r.row().extra(),
+                at.tableVersion(),
+                at.path(),
+                at.rowIndex()),
+            paneTimestamp,
+            out);
+      }
+    }
+
+    private static void output(EventRef ref, Instant paneTimestamp, OutputReceiver<EventRef> out) {
+      Instant eventTime = ref.eventTime();
+      out.outputWithTimestamp(ref, eventTime.isBefore(paneTimestamp) ? paneTimestamp : eventTime);
+    }
+
+    static EventRef eventRef(Side side, byte[] extra, long tableVersion, String path, long row)
+        throws IOException {
+      ByteArrayInputStream keys = new ByteArrayInputStream(extra);
+      String naturalId = ModelCoders.readString(keys);
+      Instant eventTime = ModelCoders.readInstant(keys);
+      String sha256 = ModelCoders.readHash(keys);
+      Pointer pointer = new Pointer(tableVersion, path, row, side, naturalId, sha256);
+      return new EventRef(side, naturalId, eventTime, sha256, pointer);
     }
 
     /** The EventRefs of a committed raw_events file, in row order. */
     static List<EventRef> eventRefs(DataFile file, long tableVersion) throws IOException {
       Side side = Side.valueOf(file.partitionValues().get("side"));
-      ByteArrayInputStream keys = new ByteArrayInputStream(file.rowKeys());
       List<EventRef> refs = new ArrayList<>();
       long row = 0;
-      while (keys.available() > 0) {
-        String naturalId = ModelCoders.readString(keys);
-        Instant eventTime = ModelCoders.readInstant(keys);
-        String sha256 = ModelCoders.readHash(keys);
-        Pointer pointer = new Pointer(tableVersion, file.path(), row, side, naturalId, sha256);
-        refs.add(new EventRef(side, naturalId, eventTime, sha256, pointer));
+      for (RowKeys.Row keys : RowKeys.decode(file.rowKeys())) {
+        refs.add(eventRef(side, keys.extra(), tableVersion, file.path(), row));
         row++;
       }
       if (row != file.numRecords()) {
@@ -143,6 +195,46 @@ final class CommitFiles {
             file + " describes " + file.numRecords() + " rows but carries keys of " + row);
       }
       return refs;
+    }
+  }
+
+  /**
+   * {@link CommitFn} whose input the runner must replay identically after a restore ({@code
+   * RequiresStableInput}; Flink persists it with the checkpoint). The classic Spark runner rejects
+   * the annotation.
+   */
+  static final class StableCommitFn extends CommitFn {
+    StableCommitFn(String warehouse, String table, String appId) {
+      super(warehouse, table, appId);
+    }
+
+    @Override
+    @ProcessElement
+    @RequiresStableInput
+    public void process(
+        @Element KV<String, Iterable<DataFile>> group,
+        PaneInfo pane,
+        OutputReceiver<DeltaLakeCommit> out) {
+      commitPane(group, pane, out);
+    }
+  }
+
+  /** {@link CommitRawEventsFn} with stable input, as {@link StableCommitFn}. */
+  static final class StableCommitRawEventsFn extends CommitRawEventsFn {
+    StableCommitRawEventsFn(String warehouse, String appId) {
+      super(warehouse, appId);
+    }
+
+    @Override
+    @ProcessElement
+    @RequiresStableInput
+    public void process(
+        @Element KV<String, Iterable<DataFile>> group,
+        PaneInfo pane,
+        @Timestamp Instant paneTimestamp,
+        OutputReceiver<EventRef> out)
+        throws IOException {
+      commitPane(group, pane, paneTimestamp, out);
     }
   }
 }

@@ -14,9 +14,9 @@ import org.joda.time.Instant;
 
 /**
  * A Parquet data file written but not yet committed: what the committer needs for its AddFile
- * (path relative to the table, partition values, size, modification time, stats JSON) and, for
- * raw_events, the per-row keys (natural id, event time, hash in row order) from which it builds
- * pointers once the commit succeeded.
+ * (path relative to the table, partition values, size, modification time, stats JSON) and the
+ * per-row keys ({@link RowKeys}: each row's content identity and, for raw_events, natural id, event
+ * time and hash, from which it builds pointers once the commit succeeded).
  *
  * @param earliest the earliest element timestamp in the file, the output timestamp of this record
  */

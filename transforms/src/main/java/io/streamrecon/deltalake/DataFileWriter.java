@@ -100,9 +100,7 @@ final class DataFileWriter<T> implements AutoCloseable {
     file.support.setContext(context);
     file.writer.write(record);
     file.stats.add(record, context);
-    if (layout.rowKeys != null) {
-      layout.rowKeys.encode(record, file.rowKeys);
-    }
+    RowKeys.encode(layout, record, file.rowKeys);
     if (file.earliest == null || timestamp.isBefore(file.earliest)) {
       file.earliest = timestamp;
     }

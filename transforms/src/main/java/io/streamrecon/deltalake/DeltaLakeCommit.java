@@ -4,10 +4,13 @@ import java.util.Objects;
 
 /**
  * One commit made by a {@link DeltaLakeIO} writer: the table, the table version it created (or
- * that had already recorded this batch, when {@code replayed}), the idempotency key ({@code appId}
- * and {@code txnVersion} of its {@code SetTransaction}) and what it added.
+ * that holds the batch's rows, when {@code replayed}), the writer ({@code appId} of its {@code
+ * SetTransaction}), the pane index ({@code txnVersion}) and what it added.
  *
- * @param replayed the batch had been committed before (a retried bundle); nothing was added again
+ * @param files data files added
+ * @param rows rows added
+ * @param replayed every row of the batch had been stored before (a replay); nothing was added
+ * @param recognised rows of the batch not stored again because this writer had stored them before
  */
 public record DeltaLakeCommit(
     String table,
@@ -16,7 +19,8 @@ public record DeltaLakeCommit(
     long txnVersion,
     long files,
     long rows,
-    boolean replayed) {
+    boolean replayed,
+    long recognised) {
   public DeltaLakeCommit {
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(appId, "appId");

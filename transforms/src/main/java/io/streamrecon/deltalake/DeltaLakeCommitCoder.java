@@ -27,6 +27,7 @@ public final class DeltaLakeCommitCoder extends AtomicCoder<DeltaLakeCommit> {
     VarInt.encode(value.files(), out);
     VarInt.encode(value.rows(), out);
     out.write(value.replayed() ? 1 : 0);
+    VarInt.encode(value.recognised(), out);
   }
 
   @Override
@@ -41,7 +42,9 @@ public final class DeltaLakeCommitCoder extends AtomicCoder<DeltaLakeCommit> {
     if (replayed < 0) {
       throw new CoderException("unexpected end of stream");
     }
-    return new DeltaLakeCommit(table, version, appId, txnVersion, files, rows, replayed == 1);
+    long recognised = VarInt.decodeLong(in);
+    return new DeltaLakeCommit(
+        table, version, appId, txnVersion, files, rows, replayed == 1, recognised);
   }
 
   @Override

@@ -5,7 +5,6 @@ import io.delta.standalone.CommitResult;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Operation;
 import io.delta.standalone.OptimisticTransaction;
-import io.delta.standalone.VersionLog;
 import io.delta.standalone.actions.Action;
 import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.Metadata;
@@ -14,48 +13,85 @@ import io.delta.standalone.exceptions.ConcurrentTransactionException;
 import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
 import io.delta.standalone.types.StructField;
 import io.delta.standalone.types.StructType;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Commits data files to one Delta Lake table with delta-standalone, idempotently.
+ * Commits data files to one Delta Lake table with delta-standalone, idempotently by content.
  *
- * <p>Every commit carries {@code SetTransaction(appId, txnVersion)}. Before committing, the
- * table's last recorded version for the app id is read: when it is already at or past {@code
- * txnVersion}, this batch was committed before (a retried bundle or commit) and nothing is added.
- * The app id is read inside the transaction, so a concurrent commit of the same app id makes ours
- * fail with {@link ConcurrentTransactionException}, after which the next attempt sees it and skips.
+ * <p>A runner may hand the committer a batch again: a retried bundle, a pane replayed after a
+ * restore, or (Spark) a replayed micro-batch recomposed with other rows. So the committer never
+ * trusts a batch's transaction version to say what is in it. Every row carries its identity
+ * ({@link TableLayout#identity}: a Kafka record's side, topic, partition and offset; a verdict's
+ * id); a row whose identity this writer committed recently ({@link WriterHistory}), or which came
+ * earlier in the same batch, is not stored again but reported with where its stored copy is. A
+ * batch with nothing new commits nothing.
+ *
+ * <p>Every commit carries {@code SetTransaction(appId, ...)}, read inside the transaction, so two
+ * instances of the same writer committing at once conflict ({@link
+ * ConcurrentTransactionException}) and the second, retried, recognises the first one's rows.
  * Appends of different writers never conflict (blind appends); other concurrent changes (the
  * first commit creating the table, a metadata change) are retried in a new transaction.
  *
  * <p>The first commit creates the table with the layout's schema and partition columns.
  */
 final class DeltaLakeCommitter {
-  private static final Logger LOG = LoggerFactory.getLogger(DeltaLakeCommitter.class);
-
   static final String ENGINE_INFO = "streamrecon";
   static final int MAX_ATTEMPTS = 20;
 
-  /** How a commit went. */
-  record Outcome(long tableVersion, boolean alreadyCommitted, boolean sameFiles) {}
+  /**
+   * How a commit went.
+   *
+   * @param tableVersion the version this commit created; when nothing was new, the newest version
+   *     holding one of the recognised copies
+   * @param alreadyCommitted every row was a copy of a stored row: nothing was committed
+   * @param committed the files committed (rewritten without the copies where needed), in order
+   * @param recognised the rows not stored again, each with where its stored copy is
+   */
+  record Outcome(
+      long tableVersion,
+      boolean alreadyCommitted,
+      List<DataFile> committed,
+      List<Recognised> recognised) {
 
+    long committedRows() {
+      return committed.stream().mapToLong(DataFile::numRecords).sum();
+    }
+  }
+
+  /** A row of the batch that was stored before (or earlier in the batch), and where. */
+  record Recognised(
+      RowKeys.Row row, Map<String, String> partitionValues, WriterHistory.Location storedAt) {}
+
+  private final Configuration conf;
   private final TableLayout<?> layout;
   private final DeltaLog log;
+  private final Path tableRoot;
+  private final Map<String, WriterHistory> histories = new HashMap<>();
 
   DeltaLakeCommitter(Configuration conf, String warehouse, TableLayout<?> layout) {
+    this.conf = withAtomicLocalLogStore(conf);
     this.layout = layout;
-    this.log = DeltaLog.forTable(conf, tablePath(warehouse, layout.name));
+    this.tableRoot = tablePath(warehouse, layout.name);
+    this.log = DeltaLog.forTable(this.conf, tableRoot);
+  }
+
+  /**
+   * A copy of {@code conf} whose {@code file:} tables use {@link AtomicLocalLogStore} unless the
+   * user chose a log store for {@code file:} already.
+   */
+  static Configuration withAtomicLocalLogStore(Configuration conf) {
+    Configuration copy = new Configuration(conf);
+    copy.setIfUnset(AtomicLocalLogStore.CONF_KEY, AtomicLocalLogStore.class.getName());
+    return copy;
   }
 
   static Path tablePath(String warehouse, String table) {
@@ -67,16 +103,36 @@ final class DeltaLakeCommitter {
   }
 
   /**
-   * Commits {@code files} as one transaction recorded as version {@code txnVersion} of {@code
-   * appId}, unless that version (or a later one) is already recorded.
+   * Commits the rows of {@code files} that this writer has not stored yet, in one transaction
+   * carrying {@code SetTransaction(appId, ...)}; {@code txnVersion} (the pane index) is recorded in
+   * the commit's user metadata. A row is a copy when its identity ({@link TableLayout#identity})
+   * equals that of a row this writer committed recently ({@link WriterHistory}) or of an earlier row
+   * of the batch; a file with copies is rewritten without them.
    */
   Outcome commit(String appId, long txnVersion, List<DataFile> files) {
+    WriterHistory history =
+        histories.computeIfAbsent(
+            appId, id -> new WriterHistory(conf, log, tableRoot, layout, id));
     DeltaConcurrentModificationException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       OptimisticTransaction txn = log.startTransaction();
+      // Read inside the transaction: a concurrent commit of the same app id (the same pane
+      // retried elsewhere) makes ours fail, and the next attempt recognises its rows.
       long recorded = txn.txnVersion(appId);
-      if (recorded >= txnVersion) {
-        return replayed(appId, txnVersion, files, txn.readVersion());
+      history.refresh(txn.readVersion());
+      Plan plan;
+      try {
+        plan = plan(history, files);
+      } catch (IOException e) {
+        throw new UncheckedIOException("rewriting data files of " + layout.name, e);
+      }
+      if (plan.files.isEmpty()) {
+        long version =
+            plan.recognised.stream()
+                .mapToLong(r -> r.storedAt().tableVersion())
+                .max()
+                .orElse(txn.readVersion());
+        return new Outcome(version, true, List.of(), plan.recognised);
       }
       List<Action> actions = new ArrayList<>();
       if (txn.readVersion() < 0) {
@@ -84,10 +140,13 @@ final class DeltaLakeCommitter {
       } else {
         checkSchema(txn.metadata());
       }
-      actions.add(new SetTransaction(appId, txnVersion, Optional.of(System.currentTimeMillis())));
+      // Monotone per app id, as Delta readers expect of a SetTransaction version.
+      long recordedVersion = Math.max(recorded + 1, txnVersion);
+      actions.add(
+          new SetTransaction(appId, recordedVersion, Optional.of(System.currentTimeMillis())));
       long rows = 0;
       long bytes = 0;
-      for (DataFile f : files) {
+      for (DataFile f : plan.files) {
         actions.add(toAddFile(f));
         rows += f.numRecords();
         bytes += f.sizeBytes();
@@ -98,15 +157,28 @@ final class DeltaLakeCommitter {
               // Values are written into the log as raw JSON; Spark reads them as strings.
               Map.of("mode", "\"Append\"", "partitionBy", partitionByJson()),
               Map.of(
-                  "numFiles", Long.toString(files.size()),
+                  "numFiles", Long.toString(plan.files.size()),
                   "numOutputRows", Long.toString(rows),
                   "numOutputBytes", Long.toString(bytes)),
-              Optional.of(appId + " txn " + txnVersion));
+              Optional.of(appId + " pane " + txnVersion));
       try {
         CommitResult result = txn.commit(actions, operation, ENGINE_INFO);
-        return new Outcome(result.getVersion(), false, true);
+        long version = result.getVersion();
+        history.addOwn(version, plan.files);
+        List<Recognised> recognised = new ArrayList<>(plan.recognised.size());
+        for (Recognised r : plan.recognised) {
+          WriterHistory.Location at = r.storedAt();
+          recognised.add(
+              at.tableVersion() == WriterHistory.PENDING
+                  ? new Recognised(
+                      r.row(),
+                      r.partitionValues(),
+                      new WriterHistory.Location(version, at.path(), at.rowIndex()))
+                  : r);
+        }
+        return new Outcome(version, false, plan.files, recognised);
       } catch (ConcurrentTransactionException e) {
-        // The same app id committed meanwhile: the next attempt sees it and skips.
+        // The same app id committed meanwhile: the next attempt recognises its rows.
         last = e;
       } catch (DeltaConcurrentModificationException e) {
         last = e;
@@ -114,6 +186,100 @@ final class DeltaLakeCommitter {
     }
     throw new IllegalStateException(
         "could not commit to " + layout.name + " after " + MAX_ATTEMPTS + " attempts", last);
+  }
+
+  private record Plan(List<DataFile> files, List<Recognised> recognised) {}
+
+  /**
+   * Splits the batch into new rows and copies. Copies of earlier rows of the same batch are found
+   * by fingerprint too (confirmed by identity), so a batch costs 16 bytes per row, not its keys.
+   */
+  private Plan plan(WriterHistory history, List<DataFile> files) throws IOException {
+    List<List<RowKeys.Row>> rowsPerFile = new ArrayList<>(files.size());
+    List<boolean[]> keepPerFile = new ArrayList<>(files.size());
+    // Recognised rows: file index, row, and either a stored location or {fileIndex, row} in batch.
+    List<long[]> inBatchCopies = new ArrayList<>();
+    List<Recognised> stored = new ArrayList<>();
+    List<int[]> storedAt = new ArrayList<>();
+    LongHashSet seen = new LongHashSet();
+    for (int fi = 0; fi < files.size(); fi++) {
+      List<RowKeys.Row> rows = RowKeys.decode(files.get(fi).rowKeys());
+      if (rows.size() != files.get(fi).numRecords()) {
+        throw new IllegalStateException(
+            files.get(fi) + " carries keys of " + rows.size() + " rows");
+      }
+      boolean[] keep = new boolean[rows.size()];
+      rowsPerFile.add(rows);
+      keepPerFile.add(keep);
+      for (int ri = 0; ri < rows.size(); ri++) {
+        String id = rows.get(ri).identity();
+        WriterHistory.Location before = history.find(id);
+        if (before != null) {
+          stored.add(new Recognised(rows.get(ri), files.get(fi).partitionValues(), before));
+          storedAt.add(new int[] {fi, ri});
+          continue;
+        }
+        if (!seen.add(RowKeys.fingerprint(id))) {
+          int[] first = firstKept(rowsPerFile, keepPerFile, id);
+          if (first != null) {
+            inBatchCopies.add(new long[] {fi, ri, first[0], first[1]});
+            continue;
+          }
+        }
+        keep[ri] = true;
+      }
+    }
+    List<DataFile> out = new ArrayList<>();
+    List<String> paths = new ArrayList<>();
+    List<long[]> newRowIndex = new ArrayList<>();
+    for (int fi = 0; fi < files.size(); fi++) {
+      boolean[] keep = keepPerFile.get(fi);
+      long[] renumber = new long[keep.length];
+      long n = 0;
+      boolean all = true;
+      for (int ri = 0; ri < keep.length; ri++) {
+        renumber[ri] = keep[ri] ? n++ : -1;
+        all &= keep[ri];
+      }
+      newRowIndex.add(renumber);
+      DataFile f = files.get(fi);
+      if (!all) {
+        f = n == 0 ? null : DataFileRewriter.withoutRows(conf, tableRoot, layout, f, keep);
+      }
+      paths.add(f == null ? null : f.path());
+      if (f != null) {
+        out.add(f);
+      }
+    }
+    List<Recognised> recognised = new ArrayList<>(stored);
+    for (long[] c : inBatchCopies) {
+      int fi = (int) c[0];
+      int firstFile = (int) c[2];
+      recognised.add(
+          new Recognised(
+              rowsPerFile.get(fi).get((int) c[1]),
+              files.get(fi).partitionValues(),
+              new WriterHistory.Location(
+                  WriterHistory.PENDING,
+                  paths.get(firstFile),
+                  newRowIndex.get(firstFile)[(int) c[3]])));
+    }
+    return new Plan(out, recognised);
+  }
+
+  /** The kept row of the batch with this identity (rare path: only after a fingerprint match). */
+  private static int[] firstKept(
+      List<List<RowKeys.Row>> rowsPerFile, List<boolean[]> keepPerFile, String id) {
+    for (int fi = 0; fi < rowsPerFile.size(); fi++) {
+      List<RowKeys.Row> rows = rowsPerFile.get(fi);
+      boolean[] keep = keepPerFile.get(fi);
+      for (int ri = 0; ri < keep.length; ri++) {
+        if (keep[ri] && rows.get(ri).identity().equals(id)) {
+          return new int[] {fi, ri};
+        }
+      }
+    }
+    return null;
   }
 
   static AddFile toAddFile(DataFile f) {
@@ -189,92 +355,5 @@ final class DeltaLakeCommitter {
       }
     }
     return null;
-  }
-
-  /**
-   * The batch's transaction version is already recorded. Finds the commit that recorded it, to
-   * report its table version, and checks that it added the same files.
-   */
-  private Outcome replayed(String appId, long txnVersion, List<DataFile> files, long latest) {
-    Set<String> ours = new HashSet<>();
-    for (DataFile f : files) {
-      ours.add(f.path());
-    }
-    Optional<VersionLog> commit = findCommit(appId, txnVersion, latest);
-    if (commit.isEmpty()) {
-      LOG.warn(
-          "{} txn {} of {} is recorded but its commit is no longer in the log; not committing again",
-          appId,
-          txnVersion,
-          layout.name);
-      return new Outcome(latest, true, false);
-    }
-    Set<String> theirs = new HashSet<>();
-    long theirRows = 0;
-    for (Action a : commit.get().getActions()) {
-      if (a instanceof AddFile add) {
-        theirs.add(add.getPath());
-        theirRows += FileStats.numRecords(add.getStats());
-      }
-    }
-    boolean same = theirs.containsAll(ours);
-    long ourRows = files.stream().mapToLong(DataFile::numRecords).sum();
-    if (!same && theirRows != ourRows) {
-      // Not a replay of the same batch: skipping would silently drop these rows.
-      throw new IllegalStateException(
-          appId
-              + " txn "
-              + txnVersion
-              + " was committed to "
-              + layout.name
-              + " in version "
-              + commit.get().getVersion()
-              + " with "
-              + theirRows
-              + " rows, but this batch has "
-              + ourRows
-              + ": the transaction versions of this writer are not unique");
-    }
-    if (!same) {
-      LOG.warn(
-          "{} txn {} of {} was committed in version {} with other files (the batch was recomputed);"
-              + " not committing again",
-          appId,
-          txnVersion,
-          layout.name,
-          commit.get().getVersion());
-    }
-    return new Outcome(commit.get().getVersion(), true, same);
-  }
-
-  /** Searches the log backwards, in growing windows, for the commit recording the transaction. */
-  private Optional<VersionLog> findCommit(String appId, long txnVersion, long latest) {
-    long high = latest;
-    long window = 16;
-    while (high >= 0) {
-      long low = Math.max(0, high - window + 1);
-      try {
-        Iterator<VersionLog> changes = log.getChanges(low, false);
-        while (changes.hasNext()) {
-          VersionLog v = changes.next();
-          if (v.getVersion() > high) {
-            break;
-          }
-          for (Action a : v.getActions()) {
-            if (a instanceof SetTransaction t
-                && t.getAppId().equals(appId)
-                && t.getVersion() == txnVersion) {
-              return Optional.of(v);
-            }
-          }
-        }
-      } catch (RuntimeException e) {
-        // Older log files were cleaned up.
-        return Optional.empty();
-      }
-      high = low - 1;
-      window *= 4;
-    }
-    return Optional.empty();
   }
 }

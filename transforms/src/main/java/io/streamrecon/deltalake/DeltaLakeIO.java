@@ -13,7 +13,6 @@ import io.streamrecon.model.Pointer;
 import io.streamrecon.model.StoredPayload;
 import io.streamrecon.model.Verdict;
 import java.util.List;
-import java.util.UUID;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -44,8 +43,13 @@ import org.joda.time.Duration;
  * after its first file, in batch once at the end. The grouping holds the watermark at the earliest
  * uncommitted element, so nothing downstream runs ahead of the data it points to.
  *
+ * <p>Writes are idempotent by content: a row the same writer ({@code withWriterId}) stored in its
+ * recent commits (a replayed Kafka record, a re-emitted verdict) is not stored again, and a
+ * replayed raw event's pointer names the stored copy; see {@link DeltaLakeCommitter}.
+ *
  * <p>Metrics (namespace {@value #NAMESPACE}): {@code deltalake_files_written}, {@code
- * deltalake_rows_written}, {@code deltalake_commits}, {@code deltalake_commits_replayed}, {@code
+ * deltalake_rows_written}, {@code deltalake_commits}, {@code deltalake_commits_replayed} (nothing
+ * new in the pane), {@code deltalake_copies_recognised_<table>} (rows not stored again), {@code
  * lookup_file_opens}, {@code lookup_rows_read}, {@code lookup_fallbacks}, {@code
  * lookup_fallback_files_skipped}.
  */
@@ -102,11 +106,37 @@ public final class DeltaLakeIO {
   // ------------------------------------------------------------------ configuration
 
   /** The settings every writer shares; immutable. */
-  record WriteConfig(String warehouse, String runId, Duration commitInterval) {
-    static final WriteConfig DEFAULT = new WriteConfig(null, null, DEFAULT_COMMIT_INTERVAL);
+  record WriteConfig(
+      String warehouse,
+      String runId,
+      Duration commitInterval,
+      String writerId,
+      boolean stableInput) {
+    static final WriteConfig DEFAULT =
+        new WriteConfig(null, null, DEFAULT_COMMIT_INTERVAL, null, false);
 
     WriteConfig withWarehouse(String value) {
-      return new WriteConfig(checkWarehouse(value), runId, commitInterval);
+      return new WriteConfig(checkWarehouse(value), runId, commitInterval, writerId, stableInput);
+    }
+
+    WriteConfig withWriterId(String value) {
+      if (value == null || value.isBlank() || value.length() > MAX_RUN_ID_LENGTH) {
+        throw new IllegalArgumentException(
+            "writerId must be 1 to "
+                + MAX_RUN_ID_LENGTH
+                + " non-blank characters, got "
+                + quote(value));
+      }
+      return new WriteConfig(warehouse, runId, commitInterval, value, stableInput);
+    }
+
+    WriteConfig withStableInput(boolean value) {
+      return new WriteConfig(warehouse, runId, commitInterval, writerId, value);
+    }
+
+    /** The id of the writer across restarts: {@link #writerId} if set, else the run id. */
+    String effectiveWriterId() {
+      return writerId != null ? writerId : runId;
     }
 
     WriteConfig withRunId(String value) {
@@ -114,7 +144,7 @@ public final class DeltaLakeIO {
         throw new IllegalArgumentException(
             "runId must be 1 to " + MAX_RUN_ID_LENGTH + " non-blank characters, got " + quote(value));
       }
-      return new WriteConfig(warehouse, value, commitInterval);
+      return new WriteConfig(warehouse, value, commitInterval, writerId, stableInput);
     }
 
     WriteConfig withCommitInterval(Duration value) {
@@ -124,7 +154,7 @@ public final class DeltaLakeIO {
         throw new IllegalArgumentException(
             "commitInterval must be between 1 ms and " + MAX_COMMIT_INTERVAL + ", got " + value);
       }
-      return new WriteConfig(warehouse, runId, value);
+      return new WriteConfig(warehouse, runId, value, writerId, stableInput);
     }
 
     void validate(String transform) {
@@ -150,12 +180,15 @@ public final class DeltaLakeIO {
   }
 
   /**
-   * The app id of a writer's {@code SetTransaction}s: the run, the table and this application of
-   * the transform. The last part makes a pipeline restarted without its state (pane indexes start
-   * at 0 again) a new writer instead of one whose commits all look like replays.
+   * The app id of a writer's {@code SetTransaction}s, {@code streamrecon/<writerId>/<table>/<input>}:
+   * the writer id (stable across restarts of a job), the table and the name of the written
+   * PCollection (which tells two writers of one table in one pipeline apart, and stays the same as
+   * long as the pipeline graph does, which a restore from a checkpoint needs anyway). Nothing
+   * random: a restarted job is the same writer, and its replays are recognised by content
+   * ({@link DeltaLakeCommitter}) among that writer's recent commits.
    */
-  static String appId(String runId, String table) {
-    return "streamrecon/" + runId + "/" + table + "/" + UUID.randomUUID();
+  static String appId(String writerId, String table, String inputName) {
+    return "streamrecon/" + writerId + "/" + table + "/" + inputName;
   }
 
   /** Stage 1 and the grouping of stage 2, shared by all writers. */
@@ -226,15 +259,34 @@ public final class DeltaLakeIO {
       return new WriteRawEvents(config.withCommitInterval(commitInterval));
     }
 
+    /**
+     * The writer's id, stable across restarts of the same job (e.g. a job id kept with its
+     * checkpoints, new when the job starts fresh): rows this writer stored before a crash are
+     * recognised when the restored job replays them. Default: the run id, so a job restarted with
+     * a new run id is a new writer whose replays are stored again.
+     */
+    public WriteRawEvents withWriterId(String writerId) {
+      return new WriteRawEvents(config.withWriterId(writerId));
+    }
+
+    /**
+     * Whether the commit step is {@code @RequiresStableInput} (Flink then replays its input
+     * identically after a restore). Default false: the classic Spark runner rejects it.
+     */
+    public WriteRawEvents withStableInput(boolean stableInput) {
+      return new WriteRawEvents(config.withStableInput(stableInput));
+    }
+
     @Override
     public PCollection<EventRef> expand(PCollection<Event> input) {
       config.validate("DeltaLakeIO.writeRawEvents()");
+      String appId = appId(config.effectiveWriterId(), RAW_EVENTS, input.getName());
+      CommitFiles.CommitRawEventsFn fn =
+          config.stableInput()
+              ? new CommitFiles.StableCommitRawEventsFn(config.warehouse(), appId)
+              : new CommitFiles.CommitRawEventsFn(config.warehouse(), appId);
       return writeAndGroup(input, RAW_EVENTS, config)
-          .apply(
-              "CommitDataFiles",
-              ParDo.of(
-                  new CommitFiles.CommitRawEventsFn(
-                      config.warehouse(), appId(config.runId(), RAW_EVENTS))))
+          .apply("CommitDataFiles", ParDo.of(fn))
           .setCoder(EventRefCoder.of());
     }
   }
@@ -269,6 +321,16 @@ public final class DeltaLakeIO {
       return new Write<>(table, config.withCommitInterval(commitInterval));
     }
 
+    /** See {@link WriteRawEvents#withWriterId}. */
+    public Write<T> withWriterId(String writerId) {
+      return new Write<>(table, config.withWriterId(writerId));
+    }
+
+    /** See {@link WriteRawEvents#withStableInput}. */
+    public Write<T> withStableInput(boolean stableInput) {
+      return new Write<>(table, config.withStableInput(stableInput));
+    }
+
     /** The table this writer appends to. */
     public String table() {
       return table;
@@ -277,12 +339,13 @@ public final class DeltaLakeIO {
     @Override
     public PCollection<DeltaLakeCommit> expand(PCollection<T> input) {
       config.validate("DeltaLakeIO.write(" + table + ")");
+      String appId = appId(config.effectiveWriterId(), table, input.getName());
+      CommitFiles.CommitFn fn =
+          config.stableInput()
+              ? new CommitFiles.StableCommitFn(config.warehouse(), table, appId)
+              : new CommitFiles.CommitFn(config.warehouse(), table, appId);
       return writeAndGroup(input, table, config)
-          .apply(
-              "CommitDataFiles",
-              ParDo.of(
-                  new CommitFiles.CommitFn(
-                      config.warehouse(), table, appId(config.runId(), table))))
+          .apply("CommitDataFiles", ParDo.of(fn))
           .setCoder(DeltaLakeCommitCoder.of());
     }
   }

@@ -50,10 +50,15 @@ final class FileStats {
   }
 
   void add(Object record, RowContext context) {
+    addValues(c -> c.getter.get(record, context));
+  }
+
+  /** Adds a row given by its column values (a row read back, when a file is rewritten). */
+  void addValues(java.util.function.Function<ColumnSpec, Object> valueOf) {
     numRecords++;
     for (int i = 0; i < columns.size(); i++) {
       ColumnSpec c = columns.get(i);
-      Object v = c.getter.get(record, context);
+      Object v = valueOf.apply(c);
       if (v == null) {
         nullCount[i]++;
         continue;

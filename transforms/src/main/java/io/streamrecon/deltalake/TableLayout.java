@@ -50,11 +50,61 @@ final class TableLayout<T> {
   final List<ColumnSpec> columns;
   final RowKeyEncoder<T> rowKeys;
 
-  TableLayout(String name, Class<T> type, List<ColumnSpec> columns, RowKeyEncoder<T> rowKeys) {
+  /**
+   * The columns whose values identify a row by content: two rows with equal values are copies of
+   * one input (a replayed Kafka record, a re-emitted verdict), and a writer stores only one.
+   */
+  final List<ColumnSpec> identity;
+
+  TableLayout(
+      String name,
+      Class<T> type,
+      List<ColumnSpec> columns,
+      RowKeyEncoder<T> rowKeys,
+      List<String> identityColumns) {
     this.name = Objects.requireNonNull(name);
     this.type = Objects.requireNonNull(type);
     this.columns = List.copyOf(columns);
     this.rowKeys = rowKeys;
+    List<ColumnSpec> id = new ArrayList<>();
+    for (String c : identityColumns) {
+      ColumnSpec spec = column(c);
+      if (!spec.isLeaf()) {
+        throw new IllegalArgumentException("identity column " + c + " of " + name + " is not a leaf");
+      }
+      id.add(spec);
+    }
+    if (id.isEmpty()) {
+      throw new IllegalArgumentException("table " + name + " needs identity columns");
+    }
+    this.identity = List.copyOf(id);
+  }
+
+  /** The content identity of a record: its identity column values, joined. */
+  String identityOf(T record) {
+    StringBuilder key = new StringBuilder();
+    for (ColumnSpec c : identity) {
+      // Identity columns never depend on the row context (run id, write time).
+      appendIdentityPart(key, c.getter.get(record, null));
+    }
+    return key.toString();
+  }
+
+  /** The content identity of a stored row read back as column values (see {@link #identity}). */
+  String identityOfRow(Map<String, Object> row) {
+    StringBuilder key = new StringBuilder();
+    for (ColumnSpec c : identity) {
+      appendIdentityPart(key, row.get(c.name));
+    }
+    return key.toString();
+  }
+
+  private static void appendIdentityPart(StringBuilder key, Object value) {
+    if (key.length() > 0) {
+      key.append('\u001f');
+    }
+    // Same text for a record's value and the value read back (Instant, Integer, Long, String).
+    key.append(value == null ? "\u0000" : value.toString());
   }
 
   List<ColumnSpec> dataColumns() {

@@ -62,7 +62,9 @@ final class TableLayouts {
             ModelCoders.writeString(event.naturalId(), out);
             ModelCoders.writeInstant(event.eventTime(), out);
             ModelCoders.writeHash(event.sha256(), out);
-          });
+          },
+          // One Kafka record (or file line) of one side is one row, however often it is replayed.
+          List.of("side", "origin_stream", "origin_partition", "origin_offset"));
 
   private static List<ColumnSpec> pointerFields() {
     return List.of(
@@ -130,7 +132,8 @@ final class TableLayouts {
               ColumnSpec.of("detected_at", TIMESTAMP, (r, c) -> ((DeltaRecord) r).detectedAt())
                   .withStats(),
               ColumnSpec.of("run_id", STRING, (r, c) -> ((DeltaRecord) r).runId()).withStats()),
-          null);
+          null,
+          List.of("verdict_id"));
 
   static final TableLayout<DeadLetter> DEAD_LETTERS =
       new TableLayout<>(
@@ -155,7 +158,8 @@ final class TableLayouts {
               ColumnSpec.of("failed_at", TIMESTAMP, (r, c) -> ((DeadLetter) r).failedAt())
                   .withStats(),
               ColumnSpec.of("run_id", STRING, (r, c) -> c.runId()).withStats()),
-          null);
+          null,
+          List.of("side", "origin_stream", "origin_partition", "origin_offset", "stage"));
 
   static final TableLayout<LateEvent> LATE_EVENTS =
       new TableLayout<>(
@@ -176,7 +180,9 @@ final class TableLayouts {
               ColumnSpec.of("watermark", TIMESTAMP, (r, c) -> ((LateEvent) r).watermark())
                   .withStats(),
               ColumnSpec.of("run_id", STRING, (r, c) -> c.runId()).withStats()),
-          null);
+          null,
+          // The stored event's identity; its pointer may differ between copies of a replay.
+          List.of("side", "natural_id", "sha256", "event_time"));
 
   static TableLayout<?> forName(String table) {
     return switch (table) {

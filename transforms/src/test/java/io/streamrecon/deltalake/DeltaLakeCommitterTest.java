@@ -104,7 +104,7 @@ public class DeltaLakeCommitterTest {
 
     assertFalse(first.alreadyCommitted());
     assertTrue(again.alreadyCommitted());
-    assertTrue(again.sameFiles());
+    assertEquals(5, again.recognised().size());
     assertEquals(first.tableVersion(), again.tableVersion());
     assertEquals(0, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
     assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
@@ -128,47 +128,225 @@ public class DeltaLakeCommitterTest {
     }
     DeltaLakeCommitter.Outcome replay = committer.commit("app", 0, first);
     assertTrue(replay.alreadyCommitted());
-    assertTrue(replay.sameFiles());
+    assertEquals(2, replay.recognised().size());
     assertEquals(0, replay.tableVersion());
     assertEquals(22, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
   }
 
   @Test
-  public void aReusedTransactionVersionWithOtherRowsFailsInsteadOfDroppingThem() throws Exception {
+  public void aReusedPaneIndexWithOtherRowsCommitsThemInsteadOfDroppingThem() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
     committer.commit("app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0)));
     List<DataFile> other = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 3, TestEvents.T0));
-    IllegalStateException e =
-        assertThrows(IllegalStateException.class, () -> committer.commit("app", 0, other));
-    assertThat(e.getMessage(), containsString("not unique"));
+    DeltaLakeCommitter.Outcome outcome = committer.commit("app", 0, other);
+    assertFalse(outcome.alreadyCommitted());
+    assertEquals(3, outcome.committedRows());
+    assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
+  /**
+   * Spark may recompose a replayed micro-batch: the same pane index, other files, rows that
+   * overlap the first attempt's. Each Kafka record must be stored once and every recognised copy
+   * must point at the stored row; a restarted committer (new instance) must know this.
+   */
+  @Test
+  public void aReplayedPaneRecomposedWithOtherRowsStoresEachRecordOnce() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = new ArrayList<>(TestEvents.events(Side.SOURCE, "s", 30, TestEvents.T0));
+    events.addAll(TestEvents.events(Side.TARGET, "t", 10, TestEvents.T0));
+    // First attempt: 58 of the records (as in the issue), in two files.
+    List<Event> first = new ArrayList<>(events.subList(0, 25));
+    first.addAll(events.subList(30, 33));
+    DeltaLakeCommitter before = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    DeltaLakeCommitter.Outcome stored = before.commit("app", 1, writeFiles(warehouse, first));
+    assertEquals(28, stored.committedRows());
+
+    // The replay after a restart: records 10..39, in another order and other files.
+    List<Event> replay = new ArrayList<>(events.subList(10, 40));
+    java.util.Collections.reverse(replay);
+    List<DataFile> replayFiles = writeFiles(warehouse, replay);
+    DeltaLakeCommitter after = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    DeltaLakeCommitter.Outcome outcome = after.commit("app", 1, replayFiles);
+
+    assertFalse(outcome.alreadyCommitted());
+    assertEquals(18, outcome.recognised().size()); // 10..24 and 30..32
+    assertEquals(12, outcome.committedRows()); // 25..29 and 33..39
+    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
+    assertEquals(40, rows.size());
+    Set<Long> offsets = new HashSet<>();
+    for (Map<String, Object> row : rows) {
+      assertTrue("stored twice: " + row.get("origin_offset"), offsets.add((Long) row.get("origin_offset")));
+    }
+    // A file with copies was rewritten: the committed file is not one the replay wrote.
+    Set<String> replayPaths = new HashSet<>();
+    replayFiles.forEach(f -> replayPaths.add(f.path()));
+    assertTrue(outcome.committed().stream().noneMatch(f -> replayPaths.contains(f.path())));
+
+    // Every recognised copy points at the stored row with its own payload.
+    for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
+      io.streamrecon.model.EventRef ref =
+          CommitFiles.CommitRawEventsFn.eventRef(
+              Side.valueOf(r.partitionValues().get("side")),
+              r.row().extra(),
+              r.storedAt().tableVersion(),
+              r.storedAt().path(),
+              r.storedAt().rowIndex());
+      assertEquals(stored.tableVersion(), ref.pointer().tableVersion());
+      Map<String, Object> at = rowAt(warehouse, ref.pointer().naturalId(), ref.pointer().dataFile(), ref.pointer().rowIndex());
+      assertEquals(ref.naturalId(), at.get("natural_id"));
+      assertEquals(ref.sha256(), at.get("sha256"));
+    }
+    // New rows point into the committed (rewritten) files, rows in order.
+    for (DataFile f : outcome.committed()) {
+      for (io.streamrecon.model.EventRef ref : CommitFiles.CommitRawEventsFn.eventRefs(f, outcome.tableVersion())) {
+        Map<String, Object> at = rowAt(warehouse, ref.naturalId(), ref.pointer().dataFile(), ref.pointer().rowIndex());
+        assertEquals(ref.sha256(), at.get("sha256"));
+      }
+    }
+    // Stats of rewritten files describe what they hold.
+    for (DataFile f : outcome.committed()) {
+      assertEquals(f.numRecords(), FileStats.numRecords(f.stats()));
+    }
+
+    // The same replay once more: nothing new.
+    DeltaLakeCommitter.Outcome third = after.commit("app", 2, writeFiles(warehouse, replay));
+    assertTrue(third.alreadyCommitted());
+    assertEquals(30, third.recognised().size());
+    assertEquals(40, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
   }
 
   @Test
+  public void copiesWithinOneBatchAreStoredOnceAndPointAtTheKeptRow() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = TestEvents.events(Side.SOURCE, "d", 5, TestEvents.T0);
+    List<Event> doubled = new ArrayList<>(events);
+    doubled.addAll(events.subList(1, 3));
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    DeltaLakeCommitter.Outcome outcome = committer.commit("app", 0, writeFiles(warehouse, doubled));
+    assertEquals(5, outcome.committedRows());
+    assertEquals(2, outcome.recognised().size());
+    for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
+      assertEquals(outcome.tableVersion(), r.storedAt().tableVersion());
+      assertEquals(outcome.committed().get(0).path(), r.storedAt().path());
+    }
+    assertEquals(1, outcome.recognised().get(0).storedAt().rowIndex());
+    assertEquals(2, outcome.recognised().get(1).storedAt().rowIndex());
+    assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
+  @Test
+  public void anotherWriterStoresTheSameRecordsAgain() throws Exception {
+    // Content is checked against this writer's own commits only: a new job (new writer id)
+    // re-reading a topic from the start appends, as a re-run of the same files does.
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = TestEvents.events(Side.SOURCE, "w", 4, TestEvents.T0);
+    new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("job-1", 0, writeFiles(warehouse, events));
+    DeltaLakeCommitter.Outcome other =
+        new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("job-2", 0, writeFiles(warehouse, events));
+    assertEquals(4, other.committedRows());
+    assertEquals(8, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
+  @Test
+  public void aVerdictAlreadyInDeltasIsNeverWrittenAgain() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<io.streamrecon.model.DeltaRecord> verdicts = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      verdicts.add(verdict("v" + i));
+    }
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS);
+    committer.commit("app", 0, writeDeltas(warehouse, verdicts.subList(0, 4)));
+    DeltaLakeCommitter.Outcome replay =
+        new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS)
+            .commit("app", 0, writeDeltas(warehouse, verdicts.subList(2, 6)));
+    assertEquals(2, replay.recognised().size());
+    assertEquals(2, replay.committedRows());
+    List<io.streamrecon.model.DeltaRecord> stored = DeltaLakeTables.readDeltas(warehouse);
+    assertEquals(6, stored.size());
+    assertEquals(6, stored.stream().map(io.streamrecon.model.DeltaRecord::verdictId).distinct().count());
+  }
+
+  private List<DataFile> writeDeltas(String warehouse, List<io.streamrecon.model.DeltaRecord> records)
+      throws Exception {
+    try (DataFileWriter<io.streamrecon.model.DeltaRecord> writer =
+        new DataFileWriter<>(
+            conf,
+            DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.DELTAS),
+            TableLayouts.DELTAS,
+            "run-1")) {
+      for (io.streamrecon.model.DeltaRecord r : records) {
+        writer.write(r, TestEvents.T0);
+      }
+      return writer.finish();
+    }
+  }
+
+  private static io.streamrecon.model.DeltaRecord verdict(String naturalId) {
+    return new io.streamrecon.model.DeltaRecord(
+        TestEvents.sha256(naturalId.getBytes(StandardCharsets.UTF_8)),
+        null,
+        naturalId,
+        io.streamrecon.model.Status.MISSING_IN_TARGET,
+        List.of(),
+        TestEvents.sha256(("h" + naturalId).getBytes(StandardCharsets.UTF_8)),
+        null,
+        TestEvents.T0,
+        null,
+        new io.streamrecon.model.Pointer(0, "side=SOURCE/x.parquet", 0, Side.SOURCE, naturalId, TestEvents.sha256(("h" + naturalId).getBytes(StandardCharsets.UTF_8))),
+        null,
+        TestEvents.T0,
+        "run-1");
+  }
+
+  private static Map<String, Object> rowAt(String warehouse, String naturalId, String dataFile, long rowIndex) {
+    for (Map<String, Object> row : DeltaLakeTables.findRawEvents(warehouse, naturalId)) {
+      if (row.get(DeltaLakeTables.DATA_FILE).equals(dataFile)
+          && ((Long) row.get(DeltaLakeTables.ROW_INDEX)) == rowIndex) {
+        return row;
+      }
+    }
+    throw new AssertionError("no row " + dataFile + "#" + rowIndex + " for " + naturalId);
+  }
+
+  /**
+   * Writers of separate pipelines (each its own DeltaLog, as in separate JVMs) commit to one table
+   * at once, from its creation on. Every commit must land: none may overwrite another's log entry
+   * (the local file system's rename replaces an existing file), and no reader may see a log file
+   * that is not complete. Enough writers and commits that, without an atomic log store, versions
+   * collide in almost every run.
+   */
+  @Test
   public void twoWritersAppendConcurrentlyAndEveryRowIsPresentOnce() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    int batches = 6;
-    List<List<DataFile>> a = new ArrayList<>();
-    List<List<DataFile>> b = new ArrayList<>();
-    for (int i = 0; i < batches; i++) {
-      a.add(writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a" + i, 10, TestEvents.T0)));
-      b.add(writeFiles(warehouse, TestEvents.events(Side.TARGET, "b" + i, 10, TestEvents.T0)));
+    int writers = 4;
+    int batches = 10;
+    int rowsPerBatch = 3;
+    List<List<List<DataFile>>> work = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      List<List<DataFile>> mine = new ArrayList<>();
+      for (int i = 0; i < batches; i++) {
+        mine.add(writeFiles(warehouse, TestEvents.events(w % 2 == 0 ? Side.SOURCE : Side.TARGET, "w" + w + "b" + i, rowsPerBatch, TestEvents.T0)));
+      }
+      work.add(mine);
     }
     CountDownLatch start = new CountDownLatch(1);
-    ExecutorService pool = Executors.newFixedThreadPool(2);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {
-      // Both writers start on a table that does not exist yet: both try to create it.
+      // All writers start on a table that does not exist yet: all try to create it.
       List<Future<Void>> results = new ArrayList<>();
-      for (Map.Entry<String, List<List<DataFile>>> writer : Map.of("pipeline-a", a, "pipeline-b", b).entrySet()) {
+      for (int w = 0; w < writers; w++) {
+        String appId = "pipeline-" + w;
+        List<List<DataFile>> mine = work.get(w);
         Callable<Void> task =
             () -> {
               DeltaLakeCommitter committer =
                   new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.RAW_EVENTS);
               start.await();
               for (int i = 0; i < batches; i++) {
-                committer.commit(writer.getKey(), i, writer.getValue().get(i));
+                committer.commit(appId, i, mine.get(i));
                 // Every batch is retried once, as if the first acknowledgement was lost.
-                assertTrue(committer.commit(writer.getKey(), i, writer.getValue().get(i)).alreadyCommitted());
+                assertTrue(committer.commit(appId, i, mine.get(i)).alreadyCommitted());
               }
               return null;
             };
@@ -186,8 +364,8 @@ public class DeltaLakeCommitterTest {
     for (Map<String, Object> row : rows) {
       assertTrue("duplicate " + row.get("natural_id"), ids.add((String) row.get("natural_id")));
     }
-    assertEquals(2 * batches * 10, rows.size());
-    assertEquals(2 * batches - 1, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
+    assertEquals(writers * batches * rowsPerBatch, rows.size());
+    assertEquals(writers * batches - 1, DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS));
   }
 
   @Test

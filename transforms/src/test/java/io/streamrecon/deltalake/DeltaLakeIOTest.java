@@ -162,6 +162,93 @@ public class DeltaLakeIOTest {
 
   }
 
+  /**
+   * A restarted job (same writer id) replays a pane with another composition: records stored by
+   * the first attempt are not stored again, are counted, and their pointers lead to the stored row.
+   */
+  @Test
+  public void aReplayedPaneOfTheSameWriterStoresEachRecordOnce() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = TestEvents.events(Side.SOURCE, "r", 40, TestEvents.T0);
+
+    org.apache.beam.sdk.Pipeline first = org.apache.beam.sdk.Pipeline.create();
+    first
+        .apply("Events", Create.timestamped(timestamped(events.subList(0, 25))).withCoder(EventCoder.of()))
+        .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-1").withWriterId("job-7"));
+    first.run().waitUntilFinish();
+    assertEquals(25, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+
+    // The replay: another run id (a new process), the same writer id, records 10..39.
+    PCollection<EventRef> refs =
+        p.apply("Events", Create.timestamped(timestamped(events.subList(10, 40))).withCoder(EventCoder.of()))
+            .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-2").withWriterId("job-7"));
+    HashMap<String, Long> expectedVersion = new HashMap<>();
+    for (int i = 10; i < 40; i++) {
+      expectedVersion.put(events.get(i).naturalId(), i < 25 ? 0L : 1L);
+    }
+    PAssert.that(
+            refs.apply(
+                "Where",
+                MapElements.into(TypeDescriptors.strings())
+                    .via(r -> r.naturalId() + "@v" + r.pointer().tableVersion())))
+        .containsInAnyOrder(
+            expectedVersion.entrySet().stream().map(e -> e.getKey() + "@v" + e.getValue()).toList());
+    PAssert.that(
+            refs.apply("Pointers", MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
+                .setCoder(PointerCoder.of())
+                .apply(DeltaLakeIO.lookup().withWarehouse(warehouse))
+                .apply("Payloads", MapElements.into(TypeDescriptors.strings())
+                    .via(sp -> sp.pointer().naturalId() + "=" + new String(sp.payload(), StandardCharsets.UTF_8))))
+        .containsInAnyOrder(
+            events.subList(10, 40).stream()
+                .map(e -> e.naturalId() + "=" + new String(e.payload(), StandardCharsets.UTF_8))
+                .toList());
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+
+    assertEquals(15, counter(result, CommitFiles.recognisedCounterName(DeltaLakeIO.RAW_EVENTS)));
+    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
+    assertEquals(40, rows.size());
+    assertEquals(40, rows.stream().map(r -> r.get("origin_offset")).distinct().count());
+  }
+
+  @Test
+  public void theCommitStepRequiresStableInputOnlyWhenAsked() {
+    String warehouse = tmp.getRoot().getPath();
+    org.apache.beam.sdk.transforms.reflect.DoFnSignature plain =
+        org.apache.beam.sdk.transforms.reflect.DoFnSignatures.getSignature(
+            CommitFiles.CommitRawEventsFn.class);
+    org.apache.beam.sdk.transforms.reflect.DoFnSignature stable =
+        org.apache.beam.sdk.transforms.reflect.DoFnSignatures.getSignature(
+            CommitFiles.StableCommitRawEventsFn.class);
+    org.apache.beam.sdk.transforms.reflect.DoFnSignature stableOther =
+        org.apache.beam.sdk.transforms.reflect.DoFnSignatures.getSignature(
+            CommitFiles.StableCommitFn.class);
+    assertTrue(!plain.processElement().requiresStableInput());
+    assertTrue(stable.processElement().requiresStableInput());
+    assertTrue(stableOther.processElement().requiresStableInput());
+    // The writer picks the stable variant when asked; the app id carries the writer id, not a UUID.
+    org.apache.beam.sdk.Pipeline pipeline = org.apache.beam.sdk.Pipeline.create();
+    pipeline
+        .apply(Create.empty(EventCoder.of()))
+        .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("r").withWriterId("job-1").withStableInput(true));
+    List<String> fns = new ArrayList<>();
+    pipeline.traverseTopologically(
+        new org.apache.beam.sdk.Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public void visitPrimitiveTransform(org.apache.beam.sdk.runners.TransformHierarchy.Node node) {
+            if (node.getTransform() instanceof ParDo.MultiOutput<?, ?> pardo) {
+              fns.add(pardo.getFn().getClass().getSimpleName());
+              if (pardo.getFn() instanceof CommitFiles.CommitRawEventsFn fn) {
+                fns.add(fn.appId());
+              }
+            }
+          }
+        });
+    assertTrue(fns.toString(), fns.contains("StableCommitRawEventsFn"));
+    assertTrue(fns.toString(), fns.stream().anyMatch(f -> f.startsWith("streamrecon/job-1/raw_events/")));
+  }
+
   /** The partition directory of a looked-up pointer, its natural id and the payload found. */
   private static String describe(StoredPayload stored) {
     String file = stored.pointer().dataFile();

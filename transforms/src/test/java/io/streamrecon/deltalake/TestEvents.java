@@ -9,6 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.joda.time.Instant;
 
 /** Test events with distinct ids, payloads and hashes. */
@@ -17,9 +18,18 @@ final class TestEvents {
 
   static final Instant T0 = Instant.parse("2024-03-01T10:00:00.000Z");
 
+  /** Every test event is its own Kafka record: writers store a record once however often sent. */
+  private static final AtomicLong NEXT_OFFSET = new AtomicLong();
+
   static Event event(Side side, String naturalId, Instant eventTime, String payloadJson) {
     byte[] payload = payloadJson.getBytes(StandardCharsets.UTF_8);
-    return new Event(side, naturalId, eventTime, sha256(payload), payload, Origin.kafka("topic-" + side, 0, eventTime.getMillis()));
+    return new Event(
+        side,
+        naturalId,
+        eventTime,
+        sha256(payload),
+        payload,
+        Origin.kafka("topic-" + side, 0, NEXT_OFFSET.getAndIncrement()));
   }
 
   /** {@code count} events {@code prefix-00000}... one second apart from {@code start}. */

@@ -1,0 +1,97 @@
+package io.streamrecon.deltalake;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.List;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopOutputFile;
+
+/**
+ * Copies an uncommitted data file without some of its rows (copies of rows already stored), into
+ * a new file next to it, with fresh statistics and row keys. The original is left alone: a retried
+ * commit of the same pane may still need it, and VACUUM removes it as it is never committed.
+ */
+final class DataFileRewriter {
+  private DataFileRewriter() {}
+
+  /**
+   * @param keep which rows of {@code source} to copy, by row index
+   * @return the new file, or {@code null} when no row is kept
+   */
+  static DataFile withoutRows(
+      Configuration conf, Path tableRoot, TableLayout<?> layout, DataFile source, boolean[] keep)
+      throws IOException {
+    List<RowKeys.Row> keys = RowKeys.decode(source.rowKeys());
+    if (keys.size() != keep.length || keys.size() != source.numRecords()) {
+      throw new IllegalStateException(
+          source + " carries keys of " + keys.size() + " rows, expected " + keep.length);
+    }
+    String directory = TableLayout.partitionDirectory(source.partitionValues());
+    String name = "part-" + UUID.randomUUID() + ".snappy.parquet";
+    String relative = directory.isEmpty() ? name : directory + "/" + name;
+    Path target = new Path(tableRoot, relative);
+    FileStats stats = new FileStats(layout);
+    ByteArrayOutputStream rowKeys = new ByteArrayOutputStream();
+    ExampleParquetWriter.Builder builder =
+        ExampleParquetWriter.builder(HadoopOutputFile.fromPath(target, conf))
+            .withConf(conf)
+            .withType(layout.parquetSchema())
+            .withWriteMode(ParquetFileWriter.Mode.CREATE)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .withRowGroupSize((long) DataFileWriter.ROW_GROUP_BYTES)
+            .withDictionaryEncoding(true);
+    for (ColumnSpec c : layout.dataColumns()) {
+      if (!c.dictionary && c.isLeaf()) {
+        builder = builder.withDictionaryEncoding(c.name, false);
+      }
+    }
+    long kept = 0;
+    try (ParquetReader<Group> reader =
+            ParquetReader.builder(new GroupReadSupport(), new Path(tableRoot, source.path()))
+                .withConf(conf)
+                .build();
+        ParquetWriter<Group> writer = builder.build()) {
+      int row = 0;
+      for (Group g = reader.read(); g != null; g = reader.read(), row++) {
+        if (row >= keep.length) {
+          throw new IllegalStateException(source + " has more rows than its keys");
+        }
+        if (keep[row]) {
+          Group current = g;
+          writer.write(current);
+          stats.addValues(c -> DeltaLakeTables.value(current, c));
+          RowKeys.write(keys.get(row), rowKeys);
+          kept++;
+        }
+      }
+      if (row != keep.length) {
+        throw new IllegalStateException(source + " has " + row + " rows, its keys " + keep.length);
+      }
+    }
+    if (kept == 0) {
+      target.getFileSystem(conf).delete(target, false);
+      return null;
+    }
+    FileStatus status = target.getFileSystem(conf).getFileStatus(target);
+    return new DataFile(
+        source.table(),
+        relative,
+        source.partitionValues(),
+        status.getLen(),
+        status.getModificationTime(),
+        kept,
+        stats.toJson(),
+        rowKeys.toByteArray(),
+        source.earliest());
+  }
+}

@@ -1,0 +1,282 @@
+package io.streamrecon.deltalake;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.VersionLog;
+import io.delta.standalone.actions.Action;
+import io.delta.standalone.actions.AddFile;
+import io.delta.standalone.actions.SetTransaction;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one writer (one {@code SetTransaction} app id) stored recently in one table: the row
+ * identities ({@link TableLayout#identity}) of the files its last commits added, as fingerprints,
+ * so that the committer recognises a replayed row and points at the stored copy instead of storing
+ * it again.
+ *
+ * <p><b>The bound.</b> Only the writer's last {@value #MAX_COMMITS} commits within the table's
+ * last {@value #MAX_VERSIONS} versions are kept. A runner replays input only from its last
+ * completed checkpoint (Flink: every {@code --checkpointingInterval}; Spark: the micro-batches
+ * after the last checkpointed one), and the writer commits at most once per commit interval, so a
+ * replay reaches back a few of the writer's commits (checkpoint interval / commit interval, plus
+ * the batches in flight), far below the bound. Memory is 8 to 16 bytes per row of the window;
+ * time per commit is one hash probe per row, plus reading the log versions committed since the
+ * last commit. A fresh instance (after a restart) reads the window's log versions and the identity
+ * columns of the window's files once.
+ *
+ * <p>Not thread-safe; one per committer and app id.
+ */
+final class WriterHistory {
+  private static final Logger LOG = LoggerFactory.getLogger(WriterHistory.class);
+
+  static final int MAX_COMMITS = 100;
+  static final long MAX_VERSIONS = 1000;
+  private static final int VERIFIED_FILES_CACHED = 16;
+
+  /** Where a stored row is; {@code tableVersion} is {@link #PENDING} until its commit is made. */
+  record Location(long tableVersion, String path, long rowIndex) {}
+
+  static final long PENDING = -1;
+
+  private record StoredFile(String path, long[] sortedFingerprints) {}
+
+  private record Commit(long version, List<StoredFile> files) {}
+
+  private final Configuration conf;
+  private final DeltaLog log;
+  private final Path tableRoot;
+  private final TableLayout<?> layout;
+  private final String appId;
+  private final ArrayDeque<Commit> commits = new ArrayDeque<>();
+  private final Set<Long> knownVersions = new HashSet<>();
+  private final Map<String, Map<String, Long>> verified =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Map<String, Long>> eldest) {
+          return size() > VERIFIED_FILES_CACHED;
+        }
+      };
+  private LongHashSet index = new LongHashSet();
+  private long indexedRows;
+  private long liveRows;
+  private long scannedUpTo = -1;
+  private boolean initialised;
+
+  WriterHistory(
+      Configuration conf, DeltaLog log, Path tableRoot, TableLayout<?> layout, String appId) {
+    this.conf = conf;
+    this.log = log;
+    this.tableRoot = tableRoot;
+    this.layout = layout;
+    this.appId = appId;
+  }
+
+  /** Takes in the writer's commits up to {@code readVersion} (the transaction's snapshot). */
+  void refresh(long readVersion) {
+    if (readVersion < 0 || (initialised && readVersion <= scannedUpTo)) {
+      return;
+    }
+    long from = initialised ? scannedUpTo + 1 : Math.max(0, readVersion - MAX_VERSIONS + 1);
+    Iterator<VersionLog> changes = log.getChanges(from, false);
+    while (changes.hasNext()) {
+      VersionLog v = changes.next();
+      if (v.getVersion() > readVersion) {
+        break;
+      }
+      if (knownVersions.contains(v.getVersion())) {
+        continue;
+      }
+      List<AddFile> added = new ArrayList<>();
+      boolean ours = false;
+      for (Action a : v.getActions()) {
+        if (a instanceof SetTransaction t && t.getAppId().equals(appId)) {
+          ours = true;
+        } else if (a instanceof AddFile f) {
+          added.add(f);
+        }
+      }
+      if (ours) {
+        List<StoredFile> files = new ArrayList<>();
+        for (AddFile f : added) {
+          files.add(new StoredFile(f.getPath(), sorted(readIdentities(f.getPath(), f.getPartitionValues()).keySet())));
+        }
+        add(new Commit(v.getVersion(), files));
+      }
+    }
+    scannedUpTo = Math.max(scannedUpTo, readVersion);
+    initialised = true;
+    evict(readVersion);
+  }
+
+  /** Records a commit this writer just made (no need to read it back). */
+  void addOwn(long version, List<DataFile> files) {
+    List<StoredFile> stored = new ArrayList<>();
+    for (DataFile f : files) {
+      List<String> ids = new ArrayList<>();
+      for (RowKeys.Row r : RowKeys.decode(f.rowKeys())) {
+        ids.add(r.identity());
+      }
+      stored.add(new StoredFile(f.path(), sorted(ids)));
+    }
+    add(new Commit(version, stored));
+  }
+
+  /** The stored copy of a row with this identity among the window's files, or {@code null}. */
+  Location find(String identity) {
+    long fp = RowKeys.fingerprint(identity);
+    if (!index.contains(fp)) {
+      return null;
+    }
+    Iterator<Commit> newestFirst = commits.descendingIterator();
+    while (newestFirst.hasNext()) {
+      Commit c = newestFirst.next();
+      for (StoredFile f : c.files()) {
+        if (Arrays.binarySearch(f.sortedFingerprints(), fp) >= 0) {
+          Long row = verifiedRows(f.path()).get(identity);
+          if (row != null) {
+            return new Location(c.version(), f.path(), row);
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  int commitsKept() {
+    return commits.size();
+  }
+
+  private void add(Commit commit) {
+    if (!knownVersions.add(commit.version())) {
+      return;
+    }
+    commits.addLast(commit);
+    for (StoredFile f : commit.files()) {
+      for (long fp : f.sortedFingerprints()) {
+        index.add(fp);
+      }
+      indexedRows += f.sortedFingerprints().length;
+      liveRows += f.sortedFingerprints().length;
+    }
+  }
+
+  private void evict(long readVersion) {
+    boolean removed = false;
+    while (!commits.isEmpty()
+        && (commits.size() > MAX_COMMITS
+            || commits.peekFirst().version() < readVersion - MAX_VERSIONS + 1)) {
+      Commit old = commits.removeFirst();
+      knownVersions.remove(old.version());
+      for (StoredFile f : old.files()) {
+        liveRows -= f.sortedFingerprints().length;
+        verified.remove(f.path());
+      }
+      removed = true;
+    }
+    // Stale fingerprints only cost a verification; rebuild once they are half the index.
+    if (removed && indexedRows > 2 * liveRows + 1024) {
+      index = new LongHashSet();
+      indexedRows = 0;
+      for (Commit c : commits) {
+        for (StoredFile f : c.files()) {
+          for (long fp : f.sortedFingerprints()) {
+            index.add(fp);
+          }
+          indexedRows += f.sortedFingerprints().length;
+        }
+      }
+    }
+  }
+
+  private static long[] sorted(java.util.Collection<String> identities) {
+    long[] fps = new long[identities.size()];
+    int i = 0;
+    for (String id : identities) {
+      fps[i++] = RowKeys.fingerprint(id);
+    }
+    Arrays.sort(fps);
+    return fps;
+  }
+
+  private Map<String, Long> verifiedRows(String path) {
+    Map<String, Long> rows = verified.get(path);
+    if (rows == null) {
+      rows = readIdentities(path, partitionValuesOf(path));
+      verified.put(path, rows);
+    }
+    return rows;
+  }
+
+  /** Hive-style partition values from a relative path ({@code side=SOURCE/event_date=...}). */
+  private static Map<String, String> partitionValuesOf(String path) {
+    Map<String, String> values = new LinkedHashMap<>();
+    String[] parts = path.split("/");
+    for (int i = 0; i < parts.length - 1; i++) {
+      int eq = parts[i].indexOf('=');
+      if (eq > 0) {
+        values.put(parts[i].substring(0, eq), parts[i].substring(eq + 1));
+      }
+    }
+    return values;
+  }
+
+  /**
+   * The identity of every row of a stored file, to row index, reading only the identity columns.
+   * A file that cannot be read (compacted away and vacuumed) contributes nothing.
+   */
+  Map<String, Long> readIdentities(String path, Map<String, String> partitionValues) {
+    Map<String, Long> rows = new HashMap<>();
+    MessageType full = layout.parquetSchema();
+    List<Type> fields = new ArrayList<>();
+    for (ColumnSpec c : layout.identity) {
+      if (!c.partition) {
+        fields.add(full.getType(c.name));
+      }
+    }
+    Configuration projected = new Configuration(conf);
+    projected.set(ReadSupport.PARQUET_READ_SCHEMA, new MessageType(full.getName(), fields).toString());
+    try (ParquetReader<Group> reader =
+        ParquetReader.builder(new GroupReadSupport(), new Path(tableRoot, path))
+            .withConf(projected)
+            .build()) {
+      long index = 0;
+      for (Group g = reader.read(); g != null; g = reader.read(), index++) {
+        Map<String, Object> row = new HashMap<>();
+        for (ColumnSpec c : layout.identity) {
+          row.put(
+              c.name,
+              c.partition
+                  ? TableLayout.partitionValue(c, partitionValues.get(c.name))
+                  : DeltaLakeTables.value(g, c));
+        }
+        rows.putIfAbsent(layout.identityOfRow(row), index);
+      }
+    } catch (IOException e) {
+      LOG.warn(
+          "cannot read {} of {} to recognise replayed rows ({}); its rows are not checked",
+          path,
+          layout.name,
+          e.toString());
+    }
+    return rows;
+  }
+}

@@ -1,5 +1,8 @@
 package io.streamrecon.pipeline.testing;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.fail;
+
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
@@ -62,6 +65,13 @@ public final class CrashHarness {
     this.dir = dir;
     this.runner = runner;
     this.seed = seed;
+  }
+
+  /** The {@code --add-opens} flags this JVM was started with (Spark needs them on Java 17). */
+  public static List<String> addOpensOfThisJvm() {
+    return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("--add-opens"))
+        .toList();
   }
 
   /** What the test saw, for its assertions. */
@@ -428,6 +438,52 @@ public final class CrashHarness {
       return Files.readString(p);
     } catch (IOException e) {
       return "";
+    }
+  }
+
+  /**
+   * Every check of issue 8, collected so that one run reports all that fail. Which of them wait
+   * for the Delta Lake idempotency work is said in the README ("Faults and recovery").
+   */
+  public static void assertSameOutcome(Result r, boolean lateDetected) {
+    List<String> failures = new ArrayList<>();
+    Path a = r.undisturbed();
+    Path b = r.disturbed();
+    check(failures, "final verdicts per natural id equal the undisturbed run's",
+        view(a), view(b));
+    List<String> ids =
+        DeltaLakeTables.readDeltas(b.toString()).stream().map(DeltaRecord::verdictId).toList();
+    check(failures, "every verdictId at most once in deltas", java.util.Map.of(),
+        repeated(ids));
+    check(failures, "every Kafka record at most once in raw_events", java.util.Map.of(),
+        repeated(rawOrigins(b)));
+    List<String> deadOrigins =
+        DeltaLakeTables.readDeadLetters(b.toString()).stream()
+            .map(d -> d.origin().describe())
+            .toList();
+    check(failures, "dead letters once each", java.util.Map.of(), repeated(deadOrigins));
+    check(failures, "dead letters: the bad lines", (long) r.badLines(), (long) deadOrigins.size());
+    List<String> late = lateKeys(b);
+    check(failures, "late events once each", java.util.Map.of(), repeated(late));
+    check(failures, "late events: the late phase's",
+        lateDetected ? (long) LATE_EVENTS : 0L, (long) late.size());
+    check(failures, "counts add up across the job's restarts: raw events + dead letters = produced",
+        (long) r.produced(),
+        (long) (rawOrigins(b).size() + deadOrigins.size()));
+    check(failures, "the same counts as the undisturbed run: raw events",
+        (long) rawOrigins(a).size(), (long) rawOrigins(b).size());
+    check(failures, "one run id across the restarts of the job", 1,
+        runIds(b, DeltaLakeIO.RAW_EVENTS).size());
+    if (!failures.isEmpty()) {
+      fail(String.join("\n", failures) + "\nwhat happened: " + r.events());
+    }
+  }
+
+  private static void check(List<String> failures, String what, Object expected, Object actual) {
+    try {
+      assertEquals(what, expected, actual);
+    } catch (AssertionError e) {
+      failures.add(e.getMessage());
     }
   }
 }

@@ -157,4 +157,37 @@ public class JobCheckpointsTest {
         matchesPattern(allowed.getRunId() + "/[0-9a-f]{8}"));
     assertFalse(w.stableInput());
   }
+
+  @Test
+  public void theCommandLineRefusesWithExitCode2AndOneLine() throws Exception {
+    Path wh = tmp.newFolder("wh").toPath();
+    String[] base = {
+      "run",
+      "--source=kafka://127.0.0.1:9/orders.src",
+      "--target=kafka://127.0.0.1:9/orders.tgt",
+      "--warehouse=" + wh
+    };
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream saved = System.err;
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    int direct;
+    int changed;
+    try {
+      direct = StreamRecon.execute(base);
+      prepare(options(wh, "--timeout=10m"));
+      List<String> args = new ArrayList<>(List.of(base));
+      args.add("--allowStateLossOnCrash=true");
+      args.add("--timeout=5m");
+      changed = StreamRecon.execute(args.toArray(new String[0]));
+    } finally {
+      System.setErr(saved);
+    }
+    String[] lines = err.toString(java.nio.charset.StandardCharsets.UTF_8).split("\n");
+    assertEquals(StreamRecon.EXIT_USAGE, direct);
+    assertEquals(StreamRecon.EXIT_USAGE, changed);
+    assertEquals(List.of(lines).toString(), 2, lines.length);
+    assertThat(lines[0], containsString("streamrecon: an unbounded Kafka run on the DirectRunner"));
+    assertThat(lines[1], containsString("streamrecon: job streamrecon-"));
+    assertThat(lines[1], containsString("--timeout=5m (the job has 10m)"));
+  }
 }

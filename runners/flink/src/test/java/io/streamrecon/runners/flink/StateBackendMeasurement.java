@@ -2,6 +2,7 @@ package io.streamrecon.runners.flink;
 
 import io.streamrecon.pipeline.SampleGenerator;
 import io.streamrecon.pipeline.testing.ChildProcesses;
+import io.streamrecon.pipeline.testing.CrashHarness;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import io.streamrecon.pipeline.testing.KcatProducer;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +36,10 @@ public class StateBackendMeasurement {
     SampleGenerator g = SampleGenerator.generate(7, 20_000);
     try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
       broker.createTopics(2, "src", "tgt");
-      produce(broker, "src", g.sourceLines(), dir);
-      produce(broker, "tgt", g.targetLines(), dir);
+      // Live event times (from now on, compressed): old ones would all be late and keep no state.
+      java.time.Instant now = java.time.Instant.now();
+      produce(broker, "src", CrashHarness.live(g.sourceLines(), now, "s"), dir);
+      produce(broker, "tgt", CrashHarness.live(g.targetLines(), now, "t"), dir);
       for (String backend : List.of("filesystem", "rocksdb")) {
         run(broker, backend, dir, g.sourceLines().size() + g.targetLines().size());
       }
@@ -45,12 +48,8 @@ public class StateBackendMeasurement {
 
   private static void produce(KafkaBrokerProcess broker, String topic, List<String> lines, Path dir)
       throws Exception {
-    List<String> keyed = new ArrayList<>();
-    for (int i = 0; i < lines.size(); i++) {
-      keyed.add("k" + i + KcatProducer.KEY_SEPARATOR + lines.get(i));
-    }
     Path file = dir.resolve(topic + ".txt");
-    Files.write(file, keyed, StandardCharsets.UTF_8);
+    Files.write(file, lines, StandardCharsets.UTF_8); // already keyed
     try (KcatProducer p =
         KcatProducer.fromFile(broker.bootstrapServers(), topic, file, dir.resolve("kcat.log"))) {
       p.awaitDone(120, dir.resolve("kcat.log"));
@@ -76,9 +75,12 @@ public class StateBackendMeasurement {
     long start = System.nanoTime();
     Process p = ChildProcesses.start(cmd, log);
     try {
-      // Run until every record is stored and six checkpoints have completed after that.
-      ChildProcesses.await("records stored and checkpoints taken with " + backend, 400, p, log,
-          () -> completed(log).size() >= 12);
+      // Run until every record is stored, then for three more checkpoints.
+      ChildProcesses.await("every record stored with " + backend, 400, p, log,
+          () -> stored(log) >= records);
+      int after = completed(log).size() + 3;
+      ChildProcesses.await("three more checkpoints with " + backend, 120, p, log,
+          () -> completed(log).size() >= after);
     } finally {
       ChildProcesses.kill(p);
     }
@@ -87,6 +89,25 @@ public class StateBackendMeasurement {
     for (String c : completed(log)) {
       System.out.println("  " + backend + " " + c);
     }
+  }
+
+  private static final Pattern PROGRESS =
+      Pattern.compile("progress: input (\\d+), dead letters (\\d+), raw events (\\d+)");
+
+  /** Inputs stored so far, from the run's last progress line (cheaper than reading the tables). */
+  private static long stored(Path log) {
+    long n = 0;
+    try {
+      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        Matcher m = PROGRESS.matcher(line);
+        if (m.find()) {
+          n = Long.parseLong(m.group(2)) + Long.parseLong(m.group(3));
+        }
+      }
+    } catch (java.io.IOException e) {
+      return 0;
+    }
+    return n;
   }
 
   private static List<String> completed(Path log) {

@@ -162,6 +162,22 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setProgressInterval(String value);
 
+  @Description(
+      "Unbounded runs: start the job over instead of resuming it. Its checkpoints under"
+          + " <warehouse>/_checkpoints/<jobName> are moved aside and a new run id begins")
+  @Default.Boolean(false)
+  boolean getFresh();
+
+  void setFresh(boolean value);
+
+  @Description(
+      "Allow an unbounded (Kafka) run on the DirectRunner, which keeps its state in memory only:"
+          + " a crash loses open entries. Use --runner=FlinkRunner for a recoverable embedded run")
+  @Default.Boolean(false)
+  boolean getAllowStateLossOnCrash();
+
+  void setAllowStateLossOnCrash(boolean value);
+
   /** {@code run-<UTC start time>-<random>}: unique enough to tell runs apart in the tables. */
   class RunIdFactory implements DefaultValueFactory<String> {
     private static final DateTimeFormatter FORMAT =

@@ -60,6 +60,14 @@ public final class ReconcilePipeline {
 
   /** Adds the graph for already validated settings to {@code pipeline}. */
   public static Pipeline build(Pipeline pipeline, ReconcileSettings s) {
+    return build(pipeline, s, WriterIdentity.perProcess(s.runId()));
+  }
+
+  /**
+   * Adds the graph for validated settings; {@code writer} says how the Delta Lake writers identify
+   * their transactions (stable across restarts of a job whose runner restores state).
+   */
+  public static Pipeline build(Pipeline pipeline, ReconcileSettings s, WriterIdentity writer) {
     PCollection<RawInput> source = pipeline.apply("ReadSource", read(Side.SOURCE, s.source(), s));
     PCollection<RawInput> target = pipeline.apply("ReadTarget", read(Side.TARGET, s.target(), s));
 
@@ -82,20 +90,14 @@ public final class ReconcilePipeline {
         .setCoder(ModelCoders.DeadLetterCoder.of())
         .apply(
             "WriteDeadLetters",
-            DeltaLakeIO.writeDeadLetters()
-                .withWarehouse(s.warehouse())
-                .withRunId(s.runId())
-                .withCommitInterval(s.commitInterval()));
+            writerSettings(DeltaLakeIO.writeDeadLetters(), s, writer));
 
     PCollection<EventRef> stored =
         parsed
             .get(ParseEvents.EVENTS)
             .apply(
                 "WriteRawEvents",
-                DeltaLakeIO.writeRawEvents()
-                    .withWarehouse(s.warehouse())
-                    .withRunId(s.runId())
-                    .withCommitInterval(s.commitInterval()))
+                writerSettings(DeltaLakeIO.writeRawEvents(), s, writer))
             .apply("CountRawEvents", ParDo.of(new CountRawEventsFn()))
             .setCoder(ModelCoders.EventRefCoder.of());
 
@@ -133,20 +135,53 @@ public final class ReconcilePipeline {
         .setCoder(ModelCoders.DeltaRecordCoder.of())
         .apply(
             "WriteDeltas",
-            DeltaLakeIO.writeDeltas()
-                .withWarehouse(s.warehouse())
-                .withRunId(s.runId())
-                .withCommitInterval(s.commitInterval()));
+            writerSettings(DeltaLakeIO.writeDeltas(), s, writer));
 
     paired
         .get(PairEvents.LATE)
         .apply(
             "WriteLateEvents",
-            DeltaLakeIO.writeLateEvents()
-                .withWarehouse(s.warehouse())
-                .withRunId(s.runId())
-                .withCommitInterval(s.commitInterval()));
+            writerSettings(DeltaLakeIO.writeLateEvents(), s, writer));
     return pipeline;
+  }
+
+  /**
+   * The settings every Delta Lake writer gets; the one place to change when DeltaLakeIO's writers
+   * gain options.
+   */
+  static DeltaLakeIO.WriteRawEvents writerSettings(
+      DeltaLakeIO.WriteRawEvents w, ReconcileSettings s, WriterIdentity writer) {
+    // TODO(lead, at merge with the Delta Lake branch): append
+    //   .withWriterId(writer.writerId()).withStableInput(writer.stableInput())
+    return w.withWarehouse(s.warehouse())
+        .withRunId(s.runId())
+        .withCommitInterval(s.commitInterval());
+  }
+
+  /** As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}. */
+  static <T> DeltaLakeIO.Write<T> writerSettings(
+      DeltaLakeIO.Write<T> w, ReconcileSettings s, WriterIdentity writer) {
+    // TODO(lead, at merge with the Delta Lake branch): append
+    //   .withWriterId(writer.writerId()).withStableInput(writer.stableInput())
+    return w.withWarehouse(s.warehouse())
+        .withRunId(s.runId())
+        .withCommitInterval(s.commitInterval());
+  }
+
+  /**
+   * How the Delta Lake writers of one process name their transactions.
+   *
+   * @param writerId the SetTransaction app id stem: the job's run id when the runner restores
+   *     state (so replayed commits are recognised), else unique per process (a process that starts
+   *     from empty state must not have its commits mistaken for replays of an earlier one's)
+   * @param stableInput true where the runner supports {@code @RequiresStableInput} (Flink)
+   */
+  public record WriterIdentity(String writerId, boolean stableInput) {
+    /** A writer id no other process shares: for bounded runs and runners without restore. */
+    public static WriterIdentity perProcess(String runId) {
+      return new WriterIdentity(
+          runId + "/" + java.util.UUID.randomUUID().toString().substring(0, 8), false);
+    }
   }
 
   /**
@@ -178,10 +213,15 @@ public final class ReconcilePipeline {
       options.setStreaming(true);
     }
     Preflight.check(options, s);
+    WriterIdentity writer = WriterIdentity.perProcess(s.runId());
+    if (!s.bounded()) {
+      writer = prepareRecovery(options, s);
+      s = ReconcileSettings.from(options);
+    }
     // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
     options.as(DirectOptions.class).setBlockOnRun(false);
     preferSerializedSparkStorage(options);
-    Pipeline pipeline = build(Pipeline.create(options), s);
+    Pipeline pipeline = build(Pipeline.create(options), s, writer);
     LOG.info(
         "run {}: source {}, target {}, warehouse {}, timeout {}, expiry {}",
         s.runId(),
@@ -226,6 +266,50 @@ public final class ReconcilePipeline {
     if (SPARK_DEFAULT_STORAGE_LEVEL.equals(spark.getStorageLevel())) {
       spark.setStorageLevel(SPARK_SERIALIZED_STORAGE_LEVEL);
     }
+  }
+
+  /**
+   * For an unbounded run: refuses the DirectRunner unless state loss is accepted, finds or creates
+   * the job's manifest (its run id goes into the options), and lets the runner's {@link
+   * RunnerRecovery} point its checkpoints at the job's root and restore the newest.
+   */
+  static WriterIdentity prepareRecovery(ReconcileOptions options, ReconcileSettings s) {
+    boolean direct =
+        options.getRunner() == null || options.getRunner().getSimpleName().equals("DirectRunner");
+    if (direct && !options.getAllowStateLossOnCrash()) {
+      throw new IllegalArgumentException(
+          "an unbounded Kafka run on the DirectRunner keeps its state in memory only, so a crash"
+              + " loses open entries: use --runner=FlinkRunner (embedded, restarts from its"
+              + " checkpoints), bound the run with --kafkaMaxRecords or --kafkaMaxReadTime, or pass"
+              + " --allowStateLossOnCrash=true");
+    }
+    JobIdentity job = JobCheckpoints.prepare(options, s);
+    options.setJobName(job.jobName());
+    options.setRunId(job.runId());
+    RunnerRecovery.Recovery recovery = null;
+    for (RunnerRecovery r : java.util.ServiceLoader.load(RunnerRecovery.class)) {
+      if (r.handles(options)) {
+        recovery = r.configure(options, job);
+        break;
+      }
+    }
+    if (recovery == null) {
+      LOG.warn(
+          "job {} (run {}): runner {} keeps no checkpoints here; a crash loses its open entries",
+          job.jobName(),
+          job.runId(),
+          options.getRunner() == null ? "?" : options.getRunner().getSimpleName());
+      return WriterIdentity.perProcess(job.runId());
+    }
+    LOG.info(
+        "job {} (run {}, {}): {}",
+        job.jobName(),
+        job.runId(),
+        job.resumed() ? "resumed" : "first start",
+        recovery.description());
+    return recovery.restoresState()
+        ? new WriterIdentity(job.runId(), recovery.stableInput())
+        : WriterIdentity.perProcess(job.runId());
   }
 
   /** A finished run: Beam's result and the counts. */

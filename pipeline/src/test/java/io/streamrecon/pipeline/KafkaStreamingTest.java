@@ -55,6 +55,8 @@ public class KafkaStreamingTest {
                   "--target=" + kafka.uri("orders-tgt"),
                   "--warehouse=" + warehouse,
                   "--runner=DirectRunner",
+                  // This test checks streaming semantics, not crash recovery.
+                  "--allowStateLossOnCrash=true",
                   "--runId=kafka-it",
                   "--kafkaProperties=group.id=it-" + UUID.randomUUID(),
                   // The scenario's streams are out of order by up to ~30 s (new versions, swaps).

@@ -1,0 +1,497 @@
+package io.streamrecon.pipeline.testing;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.fail;
+
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.Difference;
+import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.SampleGenerator;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The crash test of issue 8, shared by the runners: a KRaft broker in its own JVM, two kcat
+ * producers at a steady pace, and two pipeline JVMs reading the same topics into two warehouses:
+ * run A is never disturbed, run B is killed with SIGKILL at seeded moments (one of them inside a
+ * Delta Lake commit) and restarted each time with the same command. B must end with A's tables.
+ *
+ * <p>Event times are the scenario's, moved to the wall clock and compressed, so that the data is
+ * "live" (the Kafka watermark follows the wall clock on idle partitions, and old event times would
+ * turn into late data at a moment that depends on timing). Late events are produced by a second
+ * phase once both runs have caught up, so they are late by any watermark.
+ */
+public final class CrashHarness {
+  /** Runner options and what the runner can do. */
+  public record Runner(String label, List<String> options, List<String> jvmFlags, boolean lateDetected) {}
+
+  /** Something done to run B while it runs. */
+  public enum Fault {
+    KILL_AFTER_RAW_COMMITS,
+    KILL_DURING_COMMIT,
+    KILL_AFTER_DELTAS_COMMIT,
+    BROKER_DOWN_30S
+  }
+
+  private static final Pattern EVENT_TIME = Pattern.compile("\"eventTime\":\"([^\"]+)\"");
+  public static final int LATE_EVENTS = 3;
+  private static final int COMPRESS = 5;
+
+  private final Path dir;
+  private final Runner runner;
+  private final long seed;
+  private final List<String> log = new ArrayList<>();
+
+  public CrashHarness(Path dir, Runner runner, long seed) {
+    this.dir = dir;
+    this.runner = runner;
+    this.seed = seed;
+  }
+
+  /** The {@code --add-opens} flags this JVM was started with (Spark needs them on Java 17). */
+  public static List<String> addOpensOfThisJvm() {
+    return java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("--add-opens"))
+        .toList();
+  }
+
+  /** What the test saw, for its assertions. */
+  public record Result(
+      Path undisturbed, Path disturbed, int produced, int badLines, List<String> events) {}
+
+  /** Runs A and B with the given faults on B, in order, and returns the two warehouses. */
+  public Result run(List<Fault> faults) throws Exception {
+    KcatProducer.requireKcat();
+    SampleGenerator g = SampleGenerator.generate(Scenario.SEED, Scenario.IDS);
+    Instant t0 = Instant.now().plusSeconds(5);
+    List<String> src = live(g.sourceLines(), t0, "s");
+    List<String> tgt = live(g.targetLines(), t0, "t");
+    List<String> late = new ArrayList<>();
+    for (int i = 1; i <= LATE_EVENTS; i++) {
+      late.add("late-" + i + KcatProducer.KEY_SEPARATOR + "{\"id\":\"late-" + i
+          + "\",\"eventTime\":\"" + t0.minus(Duration.ofHours(1)) + "\",\"status\":\"LATE\"}");
+    }
+    int produced = src.size() + tgt.size() + late.size();
+    // Both sides span the same event time; pace each so that its last line is due at the end.
+    double seconds = Scenario.IDS * 2.0 / COMPRESS;
+
+    Path whA = dir.resolve("warehouse-a");
+    Path whB = dir.resolve("warehouse-b");
+    Path conf = dir.resolve("crash-conf");
+    Files.createDirectories(conf);
+    Files.writeString(conf.resolve("core-site.xml"), CommitPausingFs.coreSiteXml());
+    Random random = new Random(seed);
+
+    Process a = null;
+    Process b = null;
+    try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
+      broker.createTopics(2, "orders-src", "orders-tgt");
+      List<String> argsA = args(broker, whA, "crash-a-" + UUID.randomUUID());
+      List<String> argsB = new ArrayList<>(args(broker, whB, "crash-b-" + UUID.randomUUID()));
+      // A control experiment: e.g. -Dstreamrecon.crashExtraArgs=--savepointPath=file:///none
+      // makes FlinkRecovery leave [local] without restore, and the checks must then fail.
+      String extra = System.getProperty("streamrecon.crashExtraArgs", "");
+      if (!extra.isBlank()) {
+        argsB.addAll(List.of(extra.trim().split("\\s+")));
+      }
+      Path logA = dir.resolve("run-a.log");
+      Path logB = dir.resolve("run-b.log");
+      a = startPipeline(argsA, logA, null, List.of());
+      b = startPipeline(argsB, logB, conf, List.of());
+      try (KcatProducer ps =
+              KcatProducer.paced(
+                  broker.bootstrapServers(), "orders-src", src, src.size() / seconds,
+                  dir.resolve("kcat-src.log"));
+          KcatProducer pt =
+              KcatProducer.paced(
+                  broker.bootstrapServers(), "orders-tgt", tgt, tgt.size() / seconds,
+                  dir.resolve("kcat-tgt.log"))) {
+        int restarts = 0;
+        for (Fault f : faults) {
+          switch (f) {
+            case KILL_AFTER_RAW_COMMITS -> {
+              long base = commits(whB, DeltaLakeIO.RAW_EVENTS);
+              int k = 1 + random.nextInt(3);
+              ChildProcesses.await(
+                  k + " more raw_events commits in B", 150, b, logB,
+                  () -> commits(whB, DeltaLakeIO.RAW_EVENTS) >= base + k);
+              note("SIGKILL B after " + (base + k) + " raw_events commits (produced "
+                  + ps.sent() + "+" + pt.sent() + ")");
+              ChildProcesses.kill(b);
+              b = startPipeline(argsB, logB, conf, List.of());
+            }
+            case KILL_DURING_COMMIT -> {
+              // This start is the restart: it pauses inside its k-th Delta Lake commit.
+              int k = 1 + random.nextInt(3);
+              ChildProcesses.kill(b);
+              Path marker = dir.resolve("paused-" + (restarts++));
+              b = startPipeline(argsB, logB, conf, List.of(
+                  "-D" + CommitPausingFs.AT + "=" + k, "-D" + CommitPausingFs.MARKER + "=" + marker));
+              ChildProcesses.await("B paused inside Delta Lake commit " + k, 150, b, logB,
+                  () -> Files.exists(marker));
+              note("SIGKILL B inside a commit: " + readQuietly(marker).trim());
+              ChildProcesses.kill(b);
+              b = startPipeline(argsB, logB, conf, List.of());
+            }
+            case KILL_AFTER_DELTAS_COMMIT -> {
+              long base = commits(whB, DeltaLakeIO.DELTAS);
+              int k = 1 + random.nextInt(2);
+              ChildProcesses.await(
+                  k + " more deltas commits in B", 200, b, logB,
+                  () -> commits(whB, DeltaLakeIO.DELTAS) >= base + k);
+              note("SIGKILL B after " + (base + k) + " deltas commits (produced "
+                  + ps.sent() + "+" + pt.sent() + ")");
+              ChildProcesses.kill(b);
+              b = startPipeline(argsB, logB, conf, List.of());
+            }
+            case BROKER_DOWN_30S -> {
+              // Mid-run: half of the data produced, so that producers and readers both meet the
+              // outage (the pipelines' own progress varies too much with the machine's load).
+              ChildProcesses.await("half of the records produced", 150, b, logB,
+                  () -> ps.sent() >= src.size() / 2);
+              note("broker stopped (produced " + ps.sent() + "+" + pt.sent() + ", B has "
+                  + commits(whB, DeltaLakeIO.RAW_EVENTS) + " raw_events commits)");
+              broker.stop();
+              Instant downAt = Instant.now();
+              // The outage is the fault itself: hold it for 30 s of wall clock while both runs
+              // and both producers keep going without a broker.
+              Process pa = a;
+              Process pb = b;
+              ChildProcesses.await("30 s of outage", 40, null, logB,
+                  () -> Duration.between(downAt, Instant.now()).getSeconds() >= 30
+                      || !pa.isAlive() || !pb.isAlive());
+              if (!a.isAlive() || !b.isAlive()) {
+                throw new AssertionError("a pipeline died while the broker was down\n"
+                    + ChildProcesses.tail(a.isAlive() ? logB : logA, 40));
+              }
+              broker.startAgain();
+              note("broker started again after 30 s");
+            }
+            default -> throw new IllegalStateException(f.name());
+          }
+        }
+        ps.awaitDone(300, dir.resolve("kcat-src.log"));
+        pt.awaitDone(300, dir.resolve("kcat-tgt.log"));
+      }
+      note("all " + (src.size() + tgt.size()) + " records produced");
+      // Phase 2, once both runs have stored everything: events an hour old, late by any watermark.
+      int onTime = src.size() + tgt.size();
+      Process pa = a;
+      Process pb = b;
+      ChildProcesses.await("run A stored every record", 240, a, logA,
+          () -> stored(whA) >= onTime);
+      ChildProcesses.await("run B stored every record", 240, b, logB,
+          () -> stored(whB) >= onTime);
+      Path lateFile = dir.resolve("late.txt");
+      Files.write(lateFile, late, StandardCharsets.UTF_8);
+      try (KcatProducer pl =
+          KcatProducer.fromFile(broker.bootstrapServers(), "orders-src", lateFile,
+              dir.resolve("kcat-late.log"))) {
+        pl.awaitDone(120, dir.resolve("kcat-late.log"));
+      }
+      // Done when A shows every expected verdict and B agrees with A.
+      Scenario expected = Scenario.of(g);
+      ChildProcesses.await("run A's final verdicts", 300, a, logA,
+          () -> complete(whA, expected, produced));
+      ChildProcesses.await("run B's final verdicts equal to A's", 300, b, logB,
+          () -> stored(whB) >= produced
+              && view(whB).equals(view(whA))
+              && count(whB, DeltaLakeIO.LATE_EVENTS) >= count(whA, DeltaLakeIO.LATE_EVENTS));
+      note("both runs complete");
+      return new Result(whA, whB, produced, g.badLines(), List.copyOf(log));
+    } finally {
+      ChildProcesses.kill(a);
+      ChildProcesses.kill(b);
+    }
+  }
+
+  /**
+   * {@code fallback}, or the directory named by {@code -Dstreamrecon.crashDir} (kept after the
+   * test, with every process's log, for a look after a failure).
+   */
+  public static Path workDir(Path fallback) throws IOException {
+    String kept = System.getProperty("streamrecon.crashDir");
+    if (kept == null || kept.isBlank()) {
+      return fallback;
+    }
+    return Files.createDirectories(Path.of(kept).resolve("crash-" + System.currentTimeMillis()));
+  }
+
+  private void note(String s) {
+    log.add(s);
+    System.out.println("crash test: " + s);
+  }
+
+  private List<String> args(KafkaBrokerProcess broker, Path warehouse, String group) {
+    List<String> args = new ArrayList<>();
+    args.add("run");
+    args.add("--source=" + broker.uri("orders-src"));
+    args.add("--target=" + broker.uri("orders-tgt"));
+    args.add("--warehouse=" + warehouse);
+    args.add("--kafkaProperties=group.id=" + group);
+    args.add("--timeout=20s");
+    args.add("--kafkaMaxOutOfOrderness=10s");
+    args.add("--commitInterval=1s");
+    args.add("--progressInterval=10s");
+    args.addAll(runner.options());
+    return args;
+  }
+
+  private Process startPipeline(List<String> args, Path log, Path conf, List<String> props)
+      throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(ChildProcesses.java());
+    cmd.add("-Xmx1g");
+    cmd.addAll(runner.jvmFlags());
+    cmd.addAll(props);
+    cmd.add("-cp");
+    cmd.add(conf == null ? ChildProcesses.classPath() : ChildProcesses.classPath(conf));
+    cmd.add("io.streamrecon.pipeline.StreamRecon");
+    cmd.addAll(args);
+    Files.writeString(log, "=== start " + Instant.now() + " " + props + "\n", StandardCharsets.UTF_8,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    return ChildProcesses.start(cmd, log);
+  }
+
+  /** Lines keyed for kcat, event times moved to {@code t0} and compressed. */
+  public static List<String> live(List<String> lines, Instant t0, String side) {
+    Instant base = null;
+    for (String l : lines) {
+      Instant t = parse(l);
+      if (t != null && (base == null || t.isBefore(base))) {
+        base = t;
+      }
+    }
+    List<String> out = new ArrayList<>();
+    int n = 0;
+    for (String l : lines) {
+      Matcher m = EVENT_TIME.matcher(l);
+      String line = l;
+      Instant t = parse(l);
+      if (t != null) {
+        long ms = Duration.between(base, t).toMillis() / COMPRESS;
+        line = m.replaceFirst("\"eventTime\":\"" + t0.plusMillis(ms) + "\"");
+      }
+      Matcher id = Pattern.compile("\"id\":\"([^\"]+)\"").matcher(line);
+      String key = id.find() ? id.group(1) : side + "-bad-" + n;
+      out.add(key + KcatProducer.KEY_SEPARATOR + line);
+      n++;
+    }
+    return out;
+  }
+
+  private static Instant parse(String line) {
+    Matcher m = EVENT_TIME.matcher(line);
+    if (!m.find()) {
+      return null;
+    }
+    try {
+      return Instant.parse(m.group(1));
+    } catch (java.time.format.DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private boolean complete(Path wh, Scenario expected, int produced) {
+    if (stored(wh) < produced) {
+      return false;
+    }
+    if (runner.lateDetected()) {
+      if (count(wh, DeltaLakeIO.LATE_EVENTS) < LATE_EVENTS) {
+        return false;
+      }
+      try {
+        expected.assertExpected(wh);
+        return true;
+      } catch (AssertionError e) {
+        return false;
+      }
+    }
+    // Without late detection (Spark's processing-time expiry) the late ids end as
+    // MISSING_IN_TARGET: every expected id and every late id must have its verdict.
+    Set<String> ids = new TreeSet<>();
+    view(wh).forEach(line -> ids.add(line.substring(0, line.indexOf(' '))));
+    for (Map.Entry<String, SampleGenerator.Kind> e : expected.generator().expectations().entrySet()) {
+      if (SampleGenerator.expectedStatus(e.getValue()) != null && !ids.contains(e.getKey())) {
+        return false;
+      }
+    }
+    for (int i = 1; i <= LATE_EVENTS; i++) {
+      if (!ids.contains("late-" + i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Raw events plus dead letters stored so far. */
+  static long stored(Path wh) {
+    return count(wh, DeltaLakeIO.RAW_EVENTS) + count(wh, DeltaLakeIO.DEAD_LETTERS);
+  }
+
+  static long count(Path wh, String table) {
+    if (!Files.isDirectory(wh.resolve(table).resolve("_delta_log"))) {
+      return 0;
+    }
+    try {
+      return DeltaLakeTables.readRows(wh.toString(), table).size();
+    } catch (RuntimeException e) {
+      return 0; // a log being written right now: read again at the next poll
+    }
+  }
+
+  /** Committed log entries of a table (cheap: a directory listing). */
+  static long commits(Path wh, String table) {
+    Path logDir = wh.resolve(table).resolve("_delta_log");
+    if (!Files.isDirectory(logDir)) {
+      return 0;
+    }
+    try (Stream<Path> s = Files.list(logDir)) {
+      return s.filter(p -> p.getFileName().toString().matches("\\d{20}\\.json")).count();
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The final verdicts per natural id: DeltaRecords no other supersedes, without MATCH, as {@code
+   * id status sourceHash targetHash [path kind source target, ...]}.
+   */
+  public static Set<String> view(Path wh) {
+    if (!Files.isDirectory(wh.resolve(DeltaLakeIO.DELTAS).resolve("_delta_log"))) {
+      return Set.of();
+    }
+    List<DeltaRecord> records;
+    try {
+      records = DeltaLakeTables.readDeltas(wh.toString());
+    } catch (RuntimeException e) {
+      return Set.of();
+    }
+    Set<String> superseded = new java.util.HashSet<>();
+    for (DeltaRecord d : records) {
+      if (d.supersedes() != null) {
+        superseded.add(d.supersedes());
+      }
+    }
+    Set<String> view = new TreeSet<>();
+    for (DeltaRecord d : records) {
+      if (superseded.contains(d.verdictId()) || d.status() == Status.MATCH) {
+        continue;
+      }
+      List<String> diffs = new ArrayList<>();
+      for (Difference diff : d.differences()) {
+        diffs.add(diff.path() + " " + diff.kind() + " " + diff.source() + " " + diff.target());
+      }
+      view.add(d.naturalId() + " " + d.status() + " " + d.sourceHash() + " " + d.targetHash()
+          + " " + diffs);
+    }
+    return view;
+  }
+
+  /** Keys that occur more than once, with their counts. */
+  public static <K> Map<K, Integer> repeated(List<K> keys) {
+    Map<K, Integer> counts = new HashMap<>();
+    keys.forEach(k -> counts.merge(k, 1, Integer::sum));
+    counts.values().removeIf(c -> c == 1);
+    return counts;
+  }
+
+  /** The origins (topic/partition@offset) of raw_events rows. */
+  public static List<String> rawOrigins(Path wh) {
+    return DeltaLakeTables.readRows(wh.toString(), DeltaLakeIO.RAW_EVENTS).stream()
+        .map(r -> r.get("origin_stream") + "/" + r.get("origin_partition") + "@" + r.get("origin_offset"))
+        .toList();
+  }
+
+  /** The distinct run ids in a table. */
+  public static Set<Object> runIds(Path wh, String table) {
+    Set<Object> ids = new TreeSet<>();
+    DeltaLakeTables.readRows(wh.toString(), table).forEach(r -> ids.add(r.get("run_id")));
+    return ids;
+  }
+
+  /** Late events as {@code side id sha}. */
+  public static List<String> lateKeys(Path wh) {
+    if (!Files.isDirectory(wh.resolve(DeltaLakeIO.LATE_EVENTS).resolve("_delta_log"))) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    for (LateEvent l : DeltaLakeTables.readLateEvents(wh.toString())) {
+      out.add(l.event().side() + " " + l.event().naturalId() + " " + l.event().sha256());
+    }
+    return out;
+  }
+
+  private static String readQuietly(Path p) {
+    try {
+      return Files.readString(p);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /**
+   * Every check of issue 8, collected so that one run reports all that fail. Which of them wait
+   * for the Delta Lake idempotency work is said in the README ("Faults and recovery").
+   */
+  public static void assertSameOutcome(Result r, boolean lateDetected) {
+    List<String> failures = new ArrayList<>();
+    Path a = r.undisturbed();
+    Path b = r.disturbed();
+    check(failures, "final verdicts per natural id equal the undisturbed run's",
+        view(a), view(b));
+    List<String> ids =
+        DeltaLakeTables.readDeltas(b.toString()).stream().map(DeltaRecord::verdictId).toList();
+    check(failures, "every verdictId at most once in deltas", java.util.Map.of(),
+        repeated(ids));
+    check(failures, "every Kafka record at most once in raw_events", java.util.Map.of(),
+        repeated(rawOrigins(b)));
+    List<String> deadOrigins =
+        DeltaLakeTables.readDeadLetters(b.toString()).stream()
+            .map(d -> d.origin().describe())
+            .toList();
+    check(failures, "dead letters once each", java.util.Map.of(), repeated(deadOrigins));
+    check(failures, "dead letters: the bad lines", (long) r.badLines(), (long) deadOrigins.size());
+    List<String> late = lateKeys(b);
+    check(failures, "late events once each", java.util.Map.of(), repeated(late));
+    check(failures, "late events: the late phase's",
+        lateDetected ? (long) LATE_EVENTS : 0L, (long) late.size());
+    check(failures, "counts add up across the job's restarts: raw events + dead letters = produced",
+        (long) r.produced(),
+        (long) (rawOrigins(b).size() + deadOrigins.size()));
+    check(failures, "the same counts as the undisturbed run: raw events",
+        (long) rawOrigins(a).size(), (long) rawOrigins(b).size());
+    check(failures, "one run id across the restarts of the job", 1,
+        runIds(b, DeltaLakeIO.RAW_EVENTS).size());
+    if (!failures.isEmpty()) {
+      fail(String.join("\n", failures) + "\nwhat happened: " + r.events());
+    }
+  }
+
+  private static void check(List<String> failures, String what, Object expected, Object actual) {
+    try {
+      assertEquals(what, expected, actual);
+    } catch (AssertionError e) {
+      failures.add(e.getMessage());
+    }
+  }
+}

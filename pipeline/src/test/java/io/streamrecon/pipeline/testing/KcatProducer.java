@@ -1,0 +1,122 @@
+package io.streamrecon.pipeline.testing;
+
+import static org.junit.Assert.fail;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A third-party producer in its own process: Debian's {@code kcat}, one Kafka record per line, key
+ * and value split at the unit separator (0x1F). {@link #paced} feeds it lines at a steady pace
+ * through its standard input; {@link #fromFile} hands it a file ({@code -l}).
+ */
+public final class KcatProducer implements AutoCloseable {
+  /** Between a record's key and its value in a line. */
+  public static final char KEY_SEPARATOR = '\u001f';
+
+  private final Process process;
+  private final ScheduledExecutorService pacer;
+  private final AtomicInteger sent = new AtomicInteger();
+
+  private KcatProducer(Process process, ScheduledExecutorService pacer) {
+    this.process = process;
+    this.pacer = pacer;
+  }
+
+  /** Fails the test with what to install when kcat is not on the PATH. */
+  public static String requireKcat() {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      Path p = Path.of(dir, "kcat");
+      if (Files.isExecutable(p)) {
+        return p.toString();
+      }
+    }
+    fail("kcat is not installed: this test produces with Debian's kcat (apt-get install kcat; .ci/run"
+        + " installs it)");
+    return null;
+  }
+
+  private static List<String> command(String bootstrap, String topic) {
+    return new java.util.ArrayList<>(
+        List.of(requireKcat(), "-P", "-b", bootstrap, "-t", topic, "-K", "\\x1f"));
+  }
+
+  /** Produces {@code lines} at {@code perSecond} lines a second, then closes kcat's input. */
+  public static KcatProducer paced(
+      String bootstrap, String topic, List<String> lines, double perSecond, Path log)
+      throws IOException {
+    Process p = ChildProcesses.start(command(bootstrap, topic), log);
+    ScheduledExecutorService pacer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kcat-pacer-" + topic);
+              t.setDaemon(true);
+              return t;
+            });
+    KcatProducer producer = new KcatProducer(p, pacer);
+    OutputStream in = p.getOutputStream();
+    long periodMicros = (long) (1_000_000 / perSecond);
+    pacer.scheduleAtFixedRate(
+        () -> {
+          int i = producer.sent.get();
+          try {
+            if (i < lines.size()) {
+              in.write((lines.get(i) + "\n").getBytes(StandardCharsets.UTF_8));
+              in.flush();
+              producer.sent.incrementAndGet();
+            } else {
+              in.close();
+              throw new IllegalStateException("done"); // ends the schedule
+            }
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        0,
+        periodMicros,
+        TimeUnit.MICROSECONDS);
+    return producer;
+  }
+
+  /** Produces the lines of {@code file} as fast as kcat goes ({@code -l}). */
+  public static KcatProducer fromFile(String bootstrap, String topic, Path file, Path log)
+      throws IOException {
+    List<String> cmd = command(bootstrap, topic);
+    cmd.add("-l");
+    cmd.add(file.toString());
+    return new KcatProducer(ChildProcesses.start(cmd, log), null);
+  }
+
+  /** Lines handed to kcat so far. */
+  public int sent() {
+    return sent.get();
+  }
+
+  /** Waits until kcat has delivered everything and exited with 0. */
+  public void awaitDone(long timeoutSeconds, Path log) throws InterruptedException {
+    if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      throw new AssertionError("kcat did not finish within " + timeoutSeconds + " s\n"
+          + ChildProcesses.tail(log, 20));
+    }
+    if (process.exitValue() != 0) {
+      throw new AssertionError("kcat exited with " + process.exitValue() + "\n"
+          + ChildProcesses.tail(log, 20));
+    }
+  }
+
+  @Override
+  public void close() {
+    if (pacer != null) {
+      pacer.shutdownNow();
+    }
+    ChildProcesses.kill(process);
+  }
+}

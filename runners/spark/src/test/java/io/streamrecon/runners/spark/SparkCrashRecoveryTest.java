@@ -1,0 +1,41 @@
+package io.streamrecon.runners.spark;
+
+import io.streamrecon.pipeline.testing.CrashHarness;
+import io.streamrecon.pipeline.testing.CrashHarness.Fault;
+import java.util.List;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * Issue 8's crash test on the SparkRunner {@code local[2]} in streaming mode (processing-time
+ * expiry, so the late phase's events end as MISSING_IN_TARGET, in both runs): killed with SIGKILL
+ * three times and restarted from its checkpoint directory under the job root, it must end with
+ * the tables of an undisturbed run.
+ */
+public class SparkCrashRecoveryTest {
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  @Test
+  public void killedThreeTimesEndsWithTheTablesOfAnUndisturbedRun() throws Exception {
+    CrashHarness.Runner spark =
+        new CrashHarness.Runner(
+            "spark",
+            List.of(
+                "--runner=SparkRunner",
+                "--sparkMaster=local[2]",
+                // Spark reschedules every batch of the downtime on recovery: longer batches, fewer of them.
+                "--batchIntervalMillis=5000",
+                "--processingGrace=10s"),
+            CrashHarness.addOpensOfThisJvm(),
+            false);
+    CrashHarness.Result r =
+        new CrashHarness(CrashHarness.workDir(tmp.getRoot().toPath()), spark, 8)
+            .run(
+                List.of(
+                    Fault.KILL_AFTER_RAW_COMMITS,
+                    Fault.KILL_DURING_COMMIT,
+                    Fault.KILL_AFTER_DELTAS_COMMIT));
+    CrashHarness.assertSameOutcome(r, false);
+  }
+}

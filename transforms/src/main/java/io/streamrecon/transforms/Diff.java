@@ -50,6 +50,9 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
   /** Counter (namespace {@code streamrecon}) of MISMATCHes that are MATCHes within tolerance. */
   public static final String MATCH_WITHIN_TOLERANCE = "match_within_tolerance";
 
+  /** Counter of fetched payload pairs diffed: one fetch of each side's payload per pair. */
+  public static final String PAIRS_DIFFED = "pairs_diffed";
+
   private final List<String> ignoreFields;
   private final ComparisonRules rules;
   private final boolean emitMatches;
@@ -122,6 +125,7 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
     private final Counter emptyDiffs = Metrics.counter("streamrecon", "empty_diffs");
     private final Counter withinTolerance =
         Metrics.counter("streamrecon", MATCH_WITHIN_TOLERANCE);
+    private final Counter pairsDiffed = Metrics.counter("streamrecon", PAIRS_DIFFED);
 
     DiffFn(ComparisonRules rules, boolean emitMatches, String runId) {
       this.rules = rules;
@@ -133,6 +137,7 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
     public void processElement(@Element PayloadPair pair, OutputReceiver<DeltaRecord> out) {
       JsonNode source = parse(pair.sourcePayload(), pair.verdict().source(), "source", pair);
       JsonNode target = parse(pair.targetPayload(), pair.verdict().target(), "target", pair);
+      pairsDiffed.inc();
       JsonDiff.Result result = JsonDiff.diff(source, target, rules);
       List<Difference> differences = result.differences();
       Status status = pair.verdict().status();

@@ -275,8 +275,22 @@ public final class StreamRecon implements Callable<Integer> {
     @Option(names = "--ids", defaultValue = "3000", description = "Number of natural ids")
     int ids;
 
+    @Option(
+        names = "--rules",
+        description =
+            "Write the comparison-rules migration sample instead (legacy.jsonl, replacement.jsonl)")
+    boolean rules;
+
     @Override
     public Integer call() throws java.io.IOException {
+      if (rules) {
+        RulesSample r = RulesSample.generate(seed, ids);
+        r.writeTo(java.nio.file.Path.of(out));
+        System.out.printf(
+            "wrote %s/legacy.jsonl and %s/replacement.jsonl (%d orders each)%n",
+            out, out, r.legacyLines().size());
+        return 0;
+      }
       SampleGenerator g = SampleGenerator.generate(seed, ids);
       g.writeTo(java.nio.file.Path.of(out));
       System.out.printf(

@@ -56,6 +56,14 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setIgnoreFields(String value);
 
+  @Description(
+      "Comparison rules file (SPEC §3a): ignore, rename, unordered, tolerance, lenientTypes,"
+          + " normalize, instants; empty for none")
+  @Default.String("")
+  String getRules();
+
+  void setRules(String value);
+
   @Description("Pairing timeout in event time (PT10M or 10m)")
   @Default.String("10m")
   String getTimeout();

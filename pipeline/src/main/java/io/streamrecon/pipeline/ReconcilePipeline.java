@@ -82,6 +82,7 @@ public final class ReconcilePipeline {
                     .withKeyFields(s.keyFields())
                     .withTimeField(s.timeField())
                     .withIgnoreFields(s.ignoreFields())
+                    .withRules(s.rules())
                     .withMaxEventBytes(s.maxEventBytes()));
 
     parsed
@@ -120,14 +121,20 @@ public final class ReconcilePipeline {
             .apply("FetchPayloads", DeltaLakeIO.fetchPayloads().withWarehouse(s.warehouse()))
             .apply(
                 "DiffPayloads",
-                Diff.create().withIgnoreFields(s.ignoreFields()).withRunId(s.runId()));
+                Diff.create()
+                    .withIgnoreFields(s.ignoreFields())
+                    .withRules(s.rules())
+                    .withEmitMatches(s.emitMatches())
+                    .withRunId(s.runId()));
 
     PCollection<DeltaRecord> recorded =
         paired
             .get(PairEvents.VERDICTS)
             .apply("SelectReportedVerdicts", ParDo.of(new SelectReportedFn(s.emitMatches())))
             .setCoder(ModelCoders.VerdictCoder.of())
-            .apply("RecordVerdicts", RecordVerdicts.create().withRunId(s.runId()));
+            .apply(
+                "RecordVerdicts",
+                RecordVerdicts.create().withRunId(s.runId()).withRulesId(s.rules().id()));
 
     PCollectionList.of(diffed)
         .and(recorded)
@@ -218,18 +225,20 @@ public final class ReconcilePipeline {
       writer = prepareRecovery(options, s);
       s = ReconcileSettings.from(options);
     }
+    RulesArchive.save(s.warehouse(), s.rules());
     // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
     options.as(DirectOptions.class).setBlockOnRun(false);
     preferSerializedSparkStorage(options);
     Pipeline pipeline = build(Pipeline.create(options), s, writer);
     LOG.info(
-        "run {}: source {}, target {}, warehouse {}, timeout {}, expiry {}",
+        "run {}: source {}, target {}, warehouse {}, timeout {}, expiry {}, rules {}",
         s.runId(),
         s.source(),
         s.target(),
         s.warehouse(),
         DurationParser.format(s.timeout()),
-        s.expiry());
+        s.expiry(),
+        s.rules().id() == null ? "none" : s.rules().id());
     return pipeline.run();
   }
 

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.transforms.PairEvents;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,8 @@ import org.joda.time.Duration;
  * @param kafkaMaxReadTime {@code null} for no limit
  * @param processingGrace wall-clock grace for {@link ExpiryClock#PROCESSING}
  * @param pairingBuckets the pairing's bucket count, see {@code PairEvents#withBuckets}
+ * @param rules the comparison rules of {@code --rules}, {@link ComparisonRules#none()} without;
+ *     {@code --ignoreFields} are kept apart in {@code ignoreFields}
  */
 public record ReconcileSettings(
     InputSpec source,
@@ -39,7 +42,8 @@ public record ReconcileSettings(
     Duration kafkaMaxReadTime,
     int maxEventBytes,
     Duration progressInterval,
-    boolean streaming) {
+    boolean streaming,
+    ComparisonRules rules) {
 
   /** Largest accepted {@code --maxEventBytes}: 64 MiB, far above any sane single event. */
   public static final int MAX_EVENT_BYTES_LIMIT = 64 << 20;
@@ -128,6 +132,11 @@ public record ReconcileSettings(
               + " (64 MiB)");
     }
     Duration progress = DurationParser.parse("progressInterval", o.getProgressInterval());
+    // Read and validated here, so that a bad rules file stops the run before it starts.
+    ComparisonRules rules =
+        o.getRules() == null || o.getRules().isBlank()
+            ? ComparisonRules.none()
+            : ComparisonRules.fromFile(o.getRules().trim());
     boolean unboundedKafka =
         (source.isKafka() || target.isKafka())
             && o.getKafkaMaxRecords() == 0
@@ -154,7 +163,8 @@ public record ReconcileSettings(
         maxReadTime,
         maxEventBytes,
         progress,
-        o.isStreaming() || unboundedKafka);
+        o.isStreaming() || unboundedKafka,
+        rules);
   }
 
   /** True when the run reads only bounded input and ends by itself. */

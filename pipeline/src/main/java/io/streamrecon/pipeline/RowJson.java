@@ -44,6 +44,7 @@ final class RowJson {
     o.set("targetPointer", pointer(d.targetPointer()));
     o.put("detectedAt", instant(d.detectedAt()));
     o.put("runId", d.runId());
+    o.put("rulesId", d.rulesId());
     return o;
   }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.JsonDiff;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
@@ -154,9 +155,20 @@ public final class StreamRecon implements Callable<Integer> {
     @Option(names = "--warehouse", defaultValue = "./warehouse", description = "Warehouse dir")
     String warehouse;
 
+    @Option(
+        names = "--rules",
+        description =
+            "Comparison rules file; default: the rules the latest delta record names, as stored"
+                + " in the warehouse by the run")
+    String rulesFile;
+
+    @Option(names = "--ignoreFields", defaultValue = "", description = "As for the run")
+    String ignoreFields;
+
     @Override
     public Integer call() {
       requireTable(warehouse, DeltaLakeIO.RAW_EVENTS);
+      ComparisonRules given = rulesFile == null ? null : ComparisonRules.fromFile(rulesFile);
       PrintWriter out = stdout();
       List<Map<String, Object>> rows = DeltaLakeTables.findRawEvents(warehouse, naturalId);
       if (rows.isEmpty()) {
@@ -201,11 +213,44 @@ public final class StreamRecon implements Callable<Integer> {
         out.println(o.toPrettyString());
       }
       out.println();
-      if (latestSource != null && latestTarget != null) {
-        List<Difference> diff = JsonDiff.diff(latestSource, latestTarget);
+      String recordedRulesId = deltas.isEmpty() ? null : deltas.get(deltas.size() - 1).rulesId();
+      ComparisonRules rules = given;
+      String rulesOrigin = "--rules=" + rulesFile;
+      if (rules == null && recordedRulesId != null) {
+        rules = RulesArchive.load(warehouse, recordedRulesId);
+        rulesOrigin = "stored in the warehouse by the run";
+      }
+      if (rules == null) {
         out.println(
-            "diff of the latest source and target payloads (before --ignoreFields): "
-                + (diff.isEmpty() ? "none, they are equal" : diff.size() + " difference(s)"));
+            recordedRulesId == null
+                ? "comparison rules: none"
+                : "comparison rules: " + recordedRulesId + " (not stored in this warehouse;"
+                    + " pass --rules=FILE to see them)");
+        rules = ComparisonRules.none();
+      } else {
+        out.println("comparison rules " + rules.id() + " (" + rulesOrigin + "):");
+        for (String line : rules.describe()) {
+          out.println("  " + line);
+        }
+        if (recordedRulesId != null && !recordedRulesId.equals(rules.id())) {
+          out.println(
+              "  warning: the latest delta record was judged by other rules: " + recordedRulesId);
+        }
+      }
+      if (!ignoreFields.isBlank()) {
+        rules = rules.withIgnoreFields(List.of(ignoreFields.split(",")));
+      }
+      if (latestSource != null && latestTarget != null) {
+        JsonDiff.Result result = JsonDiff.diff(latestSource, latestTarget, rules);
+        List<Difference> diff = result.differences();
+        out.println(
+            "diff of the latest source and target payloads"
+                + (rules.isEmpty() ? "" : " under these rules")
+                + ": "
+                + (diff.isEmpty() ? "none, they are equal" : diff.size() + " difference(s)")
+                + (result.withinTolerance() > 0
+                    ? " (" + result.withinTolerance() + " number(s) equal within tolerance)"
+                    : ""));
         for (Difference d : diff) {
           out.println("  " + RowJson.difference(d));
         }
@@ -230,8 +275,22 @@ public final class StreamRecon implements Callable<Integer> {
     @Option(names = "--ids", defaultValue = "3000", description = "Number of natural ids")
     int ids;
 
+    @Option(
+        names = "--rules",
+        description =
+            "Write the comparison-rules migration sample instead (legacy.jsonl, replacement.jsonl)")
+    boolean rules;
+
     @Override
     public Integer call() throws java.io.IOException {
+      if (rules) {
+        RulesSample r = RulesSample.generate(seed, ids);
+        r.writeTo(java.nio.file.Path.of(out));
+        System.out.printf(
+            "wrote %s/legacy.jsonl and %s/replacement.jsonl (%d orders each)%n",
+            out, out, r.legacyLines().size());
+        return 0;
+      }
       SampleGenerator g = SampleGenerator.generate(seed, ids);
       g.writeTo(java.nio.file.Path.of(out));
       System.out.printf(

@@ -29,7 +29,13 @@ public record Summary(Map<String, Long> counts) {
   /** Counter of events stored in raw_events (counted on the pointers the write returns). */
   public static final String RAW_EVENTS = "summary_raw_events";
 
-  /** The counters PairEvents keeps (CONTRACTS.md). */
+  /**
+   * Counter of Diff: pairing MISMATCHes that were MATCHes within tolerance (SPEC §3a). Pairing
+   * counted them as {@code mismatch}; the summary moves them to match, so counts still add up.
+   */
+  public static final String MATCH_WITHIN_TOLERANCE = "match_within_tolerance";
+
+  /** The counters PairEvents keeps (CONTRACTS.md), and Diff's tolerance counter. */
   public static final List<String> PAIRING =
       List.of(
           "match",
@@ -39,7 +45,8 @@ public record Summary(Map<String, Long> counts) {
           "duplicate",
           "superseded",
           "late",
-          "events_in_verdicts");
+          "events_in_verdicts",
+          MATCH_WITHIN_TOLERANCE);
 
   public Summary {
     counts = Map.copyOf(counts);
@@ -109,6 +116,16 @@ public record Summary(Map<String, Long> counts) {
     return counts.getOrDefault(name, 0L);
   }
 
+  /** MATCH verdicts: equal hashes, plus mismatches within tolerance. */
+  public long match() {
+    return get("match") + get(MATCH_WITHIN_TOLERANCE);
+  }
+
+  /** MISMATCH verdicts with differences under the rules. */
+  public long mismatch() {
+    return get("mismatch") - get(MATCH_WITHIN_TOLERANCE);
+  }
+
   /** Input lines or records over both sides. */
   public long input() {
     return get(inputCounter(Side.SOURCE)) + get(inputCounter(Side.TARGET));
@@ -149,8 +166,8 @@ public record Summary(Map<String, Long> counts) {
         input(),
         deadLetters(),
         raw(),
-        get("match"),
-        get("mismatch"),
+        match(),
+        mismatch(),
         get("missing_in_target"),
         get("missing_in_source"),
         get("late"));
@@ -165,8 +182,11 @@ public record Summary(Map<String, Long> counts) {
     row(b, "dead letters, source", get(deadLetterCounter(Side.SOURCE)));
     row(b, "dead letters, target", get(deadLetterCounter(Side.TARGET)));
     row(b, "raw events", raw());
-    row(b, "match", get("match"));
-    row(b, "mismatch", get("mismatch"));
+    row(b, "match", match());
+    if (get(MATCH_WITHIN_TOLERANCE) > 0) {
+      row(b, "  of which within tolerance", get(MATCH_WITHIN_TOLERANCE));
+    }
+    row(b, "mismatch", mismatch());
     row(b, "missing in target", get("missing_in_target"));
     row(b, "missing in source", get("missing_in_source"));
     row(b, "duplicate", get("duplicate"));

@@ -47,6 +47,36 @@ public class StreamReconCliTest {
   }
 
   @Test
+  public void badRulesFileStopsTheRunWithOneLineNamingTheMember() throws Exception {
+    File source = tmp.newFile("s.jsonl");
+    File rules = tmp.newFile("rules.json");
+    java.nio.file.Files.writeString(
+        rules.toPath(), "{\"tolerance\":{\"/amount\":{\"abs\":-0.01}}}");
+    File warehouse = tmp.newFolder("wh");
+    assertOneLine(
+        execute(
+            "run",
+            "--source=" + source,
+            "--target=" + source,
+            "--warehouse=" + warehouse,
+            "--rules=" + rules),
+        StreamRecon.EXIT_USAGE,
+        "--rules=" + rules + ": \"tolerance\" /amount: abs must not be negative, got -0.01");
+    java.nio.file.Files.writeString(rules.toPath(), "{\"sort\":[\"/tags\"]}");
+    assertOneLine(
+        execute(
+            "run",
+            "--source=" + source,
+            "--target=" + source,
+            "--warehouse=" + warehouse,
+            "--rules=" + rules),
+        StreamRecon.EXIT_USAGE,
+        "unknown member \"sort\"");
+    assertEquals(
+        "nothing was written", 0, warehouse.list().length);
+  }
+
+  @Test
   public void missingInputFile() throws Exception {
     File target = tmp.newFile("t.jsonl");
     String missing = new File(tmp.getRoot(), "nope.jsonl").getPath();

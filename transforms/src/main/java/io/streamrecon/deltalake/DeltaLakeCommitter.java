@@ -138,7 +138,10 @@ final class DeltaLakeCommitter {
       if (txn.readVersion() < 0) {
         actions.add(newMetadata());
       } else {
-        checkSchema(txn.metadata());
+        Metadata evolved = checkSchema(txn.metadata());
+        if (evolved != null) {
+          actions.add(evolved);
+        }
       }
       // Monotone per app id, as Delta readers expect of a SetTransaction version.
       long recordedVersion = Math.max(recorded + 1, txnVersion);
@@ -320,11 +323,23 @@ final class DeltaLakeCommitter {
         .build();
   }
 
-  /** The table must hold every column we write, with the same type, and our partitioning. */
-  private void checkSchema(Metadata metadata) {
+  /**
+   * The table must hold every column we write, with the same type, and our partitioning. A
+   * nullable top-level column that the table lacks (a table written by an older release, such as
+   * {@code deltas} before {@code rules_id}) is added by a metadata update in the same commit,
+   * without rewriting any file: rows of older files read back as null in that column.
+   *
+   * @return the evolved metadata to commit, or null when the schema already fits
+   */
+  private Metadata checkSchema(Metadata metadata) {
     StructType existing = metadata.getSchema();
+    StructType evolved = null;
     for (StructField ours : layout.deltaSchema().getFields()) {
       StructField theirs = fieldOrNull(existing, ours.getName());
+      if (theirs == null && ours.isNullable()) {
+        evolved = (evolved == null ? existing : evolved).add(ours);
+        continue;
+      }
       if (theirs == null || !theirs.getDataType().equals(ours.getDataType())) {
         throw new IllegalStateException(
             "table "
@@ -346,6 +361,11 @@ final class DeltaLakeCommitter {
               + ", expected "
               + layout.partitionColumnNames());
     }
+    if (evolved != null) {
+      LOG.info("table {}: adding nullable columns to the schema (no file rewritten)", log.getPath());
+      return metadata.copyBuilder().schema(evolved).build();
+    }
+    return null;
   }
 
   private static StructField fieldOrNull(StructType schema, String name) {

@@ -245,7 +245,8 @@ public final class DeltaLakeTables {
         toPointer((Map<String, Object>) row.get("source_pointer"), Side.SOURCE, naturalId, sourceHash),
         toPointer((Map<String, Object>) row.get("target_pointer"), Side.TARGET, naturalId, targetHash),
         (Instant) row.get("detected_at"),
-        (String) row.get("run_id"));
+        (String) row.get("run_id"),
+        (String) row.get("rules_id"));
   }
 
   private static Pointer toPointer(

@@ -131,7 +131,13 @@ final class TableLayouts {
                   .nullable(),
               ColumnSpec.of("detected_at", TIMESTAMP, (r, c) -> ((DeltaRecord) r).detectedAt())
                   .withStats(),
-              ColumnSpec.of("run_id", STRING, (r, c) -> ((DeltaRecord) r).runId()).withStats()),
+              ColumnSpec.of("run_id", STRING, (r, c) -> ((DeltaRecord) r).runId()).withStats(),
+              // Added after the first release: nullable, so older tables gain it by a schema
+              // update (DeltaLakeCommitter) and their rows read back null.
+              ColumnSpec.of("rules_id", STRING, (r, c) -> ((DeltaRecord) r).rulesId())
+                  .nullable()
+                  .withStats()
+                  .noDictionary()),
           null,
           List.of("verdict_id"));
 

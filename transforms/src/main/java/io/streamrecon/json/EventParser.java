@@ -70,19 +70,38 @@ public final class EventParser implements Serializable {
           .withResolverStyle(ResolverStyle.STRICT);
 
   private final ParseConfig config;
+  private final ComparisonRules rules;
+  private transient ComparisonRules effectiveRules;
   private transient List<JsonPointer> keyPointers;
   private transient JsonPointer timePointer;
   private transient List<JsonPointer> ignorePointers;
 
   public EventParser(ParseConfig config) {
+    this(config, ComparisonRules.none());
+  }
+
+  /**
+   * A parser that hashes each document normalised under {@code rules} (SPEC §3a) as the document
+   * of its side; the natural id and event time are read from the document as received.
+   */
+  public EventParser(ParseConfig config, ComparisonRules rules) {
     if (config == null) {
       throw new IllegalArgumentException("config must not be null");
     }
+    if (rules == null) {
+      throw new IllegalArgumentException("rules must not be null; use ComparisonRules.none()");
+    }
     this.config = config;
+    this.rules = rules;
   }
 
   public ParseConfig config() {
     return config;
+  }
+
+  /** The comparison rules, without the ignoreFields of the config. */
+  public ComparisonRules rules() {
+    return rules;
   }
 
   /** The event for one input, or an exception whose message never quotes the payload. */
@@ -101,8 +120,14 @@ public final class EventParser implements Serializable {
       ObjectNode root = JsonSupport.parseObject(bytes);
       String naturalId = naturalId(root);
       Instant eventTime = eventTime(root, input.recordTime());
-      CanonicalJson.removeInPlace(root, ignorePointers);
-      String sha256 = CanonicalJson.sha256(root);
+      String sha256;
+      if (effectiveRules == null) {
+        CanonicalJson.removeInPlace(root, ignorePointers);
+        sha256 = CanonicalJson.sha256(root);
+      } else {
+        // One parse: the tree is normalised in place after the id and time were read from it.
+        sha256 = effectiveRules.sha256(root, input.side());
+      }
       return new Event(input.side(), naturalId, eventTime, sha256, bytes, input.origin());
     } catch (RuntimeException e) {
       // A bug must not lose the input: it becomes a dead letter that can be replayed. Only the
@@ -127,6 +152,8 @@ public final class EventParser implements Serializable {
               ? null
               : JsonSupport.pointer("timeField", config.timeField());
       ignorePointers = List.copyOf(ignore);
+      effectiveRules =
+          rules.id() == null && rules.isEmpty() ? null : rules.withIgnoreFields(config.ignoreFields());
       keyPointers = List.copyOf(keys);
     }
   }
@@ -217,6 +244,19 @@ public final class EventParser implements Serializable {
             + "is "
             + JsonSupport.describeType(value.getNodeType())
             + "; expected an ISO-8601 string with offset or epoch milliseconds");
+  }
+
+  /**
+   * Epoch milliseconds of an ISO-8601 date-time with offset as accepted for event times, within
+   * years 0001..9999, or null.
+   */
+  static Long isoMillis(String text) {
+    try {
+      long millis = OffsetDateTime.parse(text, ISO_WITH_OFFSET).toInstant().toEpochMilli();
+      return millis < MIN_EVENT_MILLIS || millis > MAX_EVENT_MILLIS ? null : millis;
+    } catch (DateTimeParseException | ArithmeticException e) {
+      return null;
+    }
   }
 
   private static Instant inRange(long millis, String what) throws InvalidEventException {

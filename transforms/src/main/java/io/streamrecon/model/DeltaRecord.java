@@ -7,6 +7,8 @@ import org.joda.time.Instant;
 /**
  * A difference record (SPEC §5), one row of the {@code deltas} table. Fields of a missing side
  * are {@code null}; {@code differences} is empty unless the status is {@link Status#MISMATCH}.
+ * {@code rulesId} names the comparison rules the record was judged by (SPEC §3a), {@code null}
+ * for a run without a rules file.
  */
 public record DeltaRecord(
     String verdictId,
@@ -21,7 +23,8 @@ public record DeltaRecord(
     Pointer sourcePointer,
     Pointer targetPointer,
     Instant detectedAt,
-    String runId) {
+    String runId,
+    String rulesId) {
   public DeltaRecord {
     Objects.requireNonNull(verdictId, "verdictId");
     Objects.requireNonNull(naturalId, "naturalId");
@@ -31,16 +34,63 @@ public record DeltaRecord(
     Objects.requireNonNull(runId, "runId");
   }
 
-  /** The record for a verdict that needs no diff (MATCH, MISSING_*), or with a computed diff. */
+  /** A record judged without comparison rules ({@code rulesId} null). */
+  public DeltaRecord(
+      String verdictId,
+      String supersedes,
+      String naturalId,
+      Status status,
+      List<Difference> differences,
+      String sourceHash,
+      String targetHash,
+      Instant sourceEventTime,
+      Instant targetEventTime,
+      Pointer sourcePointer,
+      Pointer targetPointer,
+      Instant detectedAt,
+      String runId) {
+    this(
+        verdictId,
+        supersedes,
+        naturalId,
+        status,
+        differences,
+        sourceHash,
+        targetHash,
+        sourceEventTime,
+        targetEventTime,
+        sourcePointer,
+        targetPointer,
+        detectedAt,
+        runId,
+        null);
+  }
+
+  /** The record for a verdict without comparison rules. */
   public static DeltaRecord of(
       Verdict verdict, List<Difference> differences, Instant detectedAt, String runId) {
+    return of(verdict, verdict.status(), differences, detectedAt, runId, null);
+  }
+
+  /**
+   * The record for a verdict that needs no diff (MATCH, MISSING_*), or with a computed diff, with
+   * the status decided after the diff (a MISMATCH within tolerance becomes a MATCH; its verdictId
+   * stays the pairing verdict's, see README "Comparison rules").
+   */
+  public static DeltaRecord of(
+      Verdict verdict,
+      Status status,
+      List<Difference> differences,
+      Instant detectedAt,
+      String runId,
+      String rulesId) {
     EventRef s = verdict.source();
     EventRef t = verdict.target();
     return new DeltaRecord(
         verdict.verdictId(),
         verdict.supersedes(),
         verdict.naturalId(),
-        verdict.status(),
+        status,
         differences,
         s == null ? null : s.sha256(),
         t == null ? null : t.sha256(),
@@ -49,6 +99,7 @@ public record DeltaRecord(
         s == null ? null : s.pointer(),
         t == null ? null : t.pointer(),
         detectedAt,
-        runId);
+        runId,
+        rulesId);
   }
 }

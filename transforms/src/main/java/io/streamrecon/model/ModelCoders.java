@@ -460,6 +460,7 @@ public final class ModelCoders {
       writeNullablePointer(value.targetPointer(), out);
       writeInstant(value.detectedAt(), out);
       writeString(value.runId(), out);
+      writeHash(value.rulesId(), out);
     }
 
     @Override
@@ -486,7 +487,8 @@ public final class ModelCoders {
           readNullablePointer(in),
           readNullablePointer(in),
           readInstant(in),
-          readString(in));
+          readString(in),
+          readHash(in));
     }
 
     @Override

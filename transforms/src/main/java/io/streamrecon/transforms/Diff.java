@@ -2,7 +2,7 @@ package io.streamrecon.transforms;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.streamrecon.json.CanonicalJson;
+import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.JsonDiff;
 import io.streamrecon.json.JsonSupport;
@@ -11,7 +11,7 @@ import io.streamrecon.model.Difference;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.PayloadPair;
-import java.util.ArrayList;
+import io.streamrecon.model.Status;
 import java.util.List;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
@@ -23,7 +23,16 @@ import org.joda.time.Instant;
 
 /**
  * Turns a MISMATCH verdict with both payloads into a {@link DeltaRecord} whose differences are the
- * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5).
+ * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5), under
+ * the comparison rules if any (SPEC §3a).
+ *
+ * <p>Tolerance cannot be hashed, so it is decided here, after the one fetch of each payload: a
+ * MISMATCH whose diff under the rules is empty because numbers were within tolerance becomes a
+ * MATCH, counted as {@code match_within_tolerance}, and is written (like any MATCH) only with
+ * {@link #withEmitMatches} or when it supersedes an earlier verdict. It keeps the verdictId that
+ * pairing gave it (computed with status MISMATCH): pairing computes the {@code supersedes} of a
+ * later version from its state alone, as that same id, so keeping it is what makes the chain of
+ * verdicts of a key resolve.
  *
  * <p>The ignored fields must be those given to {@link ParseEvents}, or the differences will not
  * agree with the hashes that made the verdict; a MISMATCH whose diff comes out empty is counted as
@@ -38,17 +47,41 @@ import org.joda.time.Instant;
 public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection<DeltaRecord>> {
   private static final long serialVersionUID = 1L;
 
+  /** Counter (namespace {@code streamrecon}) of MISMATCHes that are MATCHes within tolerance. */
+  public static final String MATCH_WITHIN_TOLERANCE = "match_within_tolerance";
+
+  /** Counter of fetched payload pairs diffed: one fetch of each side's payload per pair. */
+  public static final String PAIRS_DIFFED = "pairs_diffed";
+
   private final List<String> ignoreFields;
+  private final ComparisonRules rules;
+  private final boolean emitMatches;
   private final String runId;
 
-  private Diff(List<String> ignoreFields, String runId) {
+  private Diff(
+      List<String> ignoreFields, ComparisonRules rules, boolean emitMatches, String runId) {
     this.ignoreFields = ignoreFields;
+    this.rules = rules;
+    this.emitMatches = emitMatches;
     this.runId = runId;
   }
 
-  /** Nothing ignored; a run id must be set with {@link #withRunId}. */
+  /** Nothing ignored, no rules; a run id must be set with {@link #withRunId}. */
   public static Diff create() {
-    return new Diff(List.of(), null);
+    return new Diff(List.of(), ComparisonRules.none(), false, null);
+  }
+
+  /** The comparison rules; the same as for parsing, or diffs will not agree with the hashes. */
+  public Diff withRules(ComparisonRules rules) {
+    if (rules == null) {
+      throw new IllegalArgumentException("rules must not be null; use ComparisonRules.none()");
+    }
+    return new Diff(ignoreFields, rules, emitMatches, runId);
+  }
+
+  /** Whether MATCHes within tolerance are written too (as {@code --emitMatches}). Default false. */
+  public Diff withEmitMatches(boolean emitMatches) {
+    return new Diff(ignoreFields, rules, emitMatches, runId);
   }
 
   /** JSON Pointers removed from both payloads before diffing; the same as for parsing. */
@@ -59,7 +92,7 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
     for (String field : ignoreFields) {
       JsonSupport.pointer("ignoreFields", field);
     }
-    return new Diff(List.copyOf(ignoreFields), runId);
+    return new Diff(List.copyOf(ignoreFields), rules, emitMatches, runId);
   }
 
   /** The run that detects the differences, written to every record. Required. */
@@ -67,7 +100,7 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
     if (runId == null || runId.isBlank()) {
       throw new IllegalArgumentException("runId must be a non-blank string");
     }
-    return new Diff(ignoreFields, runId);
+    return new Diff(ignoreFields, rules, emitMatches, runId);
   }
 
   @Override
@@ -76,45 +109,49 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
       throw new IllegalArgumentException("Diff: runId is required; call withRunId(..)");
     }
     return input
-        .apply("DiffPayloads", ParDo.of(new DiffFn(ignoreFields, runId)))
+        .apply(
+            "DiffPayloads",
+            ParDo.of(new DiffFn(rules.withIgnoreFields(ignoreFields), emitMatches, runId)))
         .setCoder(ModelCoders.DeltaRecordCoder.of());
   }
 
-  /** Parses both payloads, removes ignored fields, diffs. */
+  /** Parses both payloads (once each), diffs under the rules. */
   static final class DiffFn extends DoFn<PayloadPair, DeltaRecord> {
     private static final long serialVersionUID = 1L;
 
-    private final List<String> ignoreFields;
+    private final ComparisonRules rules;
+    private final boolean emitMatches;
     private final String runId;
     private final Counter emptyDiffs = Metrics.counter("streamrecon", "empty_diffs");
-    private transient List<JsonPointer> ignorePointers;
+    private final Counter withinTolerance =
+        Metrics.counter("streamrecon", MATCH_WITHIN_TOLERANCE);
+    private final Counter pairsDiffed = Metrics.counter("streamrecon", PAIRS_DIFFED);
 
-    DiffFn(List<String> ignoreFields, String runId) {
-      this.ignoreFields = ignoreFields;
+    DiffFn(ComparisonRules rules, boolean emitMatches, String runId) {
+      this.rules = rules;
+      this.emitMatches = emitMatches;
       this.runId = runId;
-    }
-
-    @Setup
-    public void setup() {
-      List<JsonPointer> pointers = new ArrayList<>();
-      for (String field : ignoreFields) {
-        pointers.add(JsonSupport.pointer("ignoreFields", field));
-      }
-      ignorePointers = List.copyOf(pointers);
     }
 
     @ProcessElement
     public void processElement(@Element PayloadPair pair, OutputReceiver<DeltaRecord> out) {
       JsonNode source = parse(pair.sourcePayload(), pair.verdict().source(), "source", pair);
       JsonNode target = parse(pair.targetPayload(), pair.verdict().target(), "target", pair);
-      List<Difference> differences =
-          JsonDiff.diff(
-              CanonicalJson.withoutFields(source, ignorePointers),
-              CanonicalJson.withoutFields(target, ignorePointers));
-      if (differences.isEmpty()) {
+      pairsDiffed.inc();
+      JsonDiff.Result result = JsonDiff.diff(source, target, rules);
+      List<Difference> differences = result.differences();
+      Status status = pair.verdict().status();
+      if (differences.isEmpty() && result.withinTolerance() > 0) {
+        withinTolerance.inc();
+        if (!emitMatches && pair.verdict().supersedes() == null) {
+          return;
+        }
+        status = Status.MATCH;
+      } else if (differences.isEmpty()) {
         emptyDiffs.inc();
       }
-      out.output(DeltaRecord.of(pair.verdict(), differences, Instant.now(), runId));
+      out.output(
+          DeltaRecord.of(pair.verdict(), status, differences, Instant.now(), runId, rules.id()));
     }
 
     private static JsonNode parse(byte[] payload, EventRef ref, String side, PayloadPair pair) {

@@ -1,5 +1,6 @@
 package io.streamrecon.transforms;
 
+import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.ParseConfig;
@@ -54,34 +55,44 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
   public static final String STAGE = "ParseEvents";
 
   private final ParseConfig config;
+  private final ComparisonRules rules;
 
-  private ParseEvents(ParseConfig config) {
+  private ParseEvents(ParseConfig config, ComparisonRules rules) {
     this.config = config;
+    this.rules = rules;
   }
 
   /** Key {@code /id}, time {@code /eventTime}, nothing ignored, at most 4 MiB per event. */
   public static ParseEvents create() {
-    return new ParseEvents(ParseConfig.defaults());
+    return new ParseEvents(ParseConfig.defaults(), ComparisonRules.none());
+  }
+
+  /** Comparison rules (SPEC §3a) applied to each document before it is hashed. Default none. */
+  public ParseEvents withRules(ComparisonRules rules) {
+    if (rules == null) {
+      throw new IllegalArgumentException("rules must not be null; use ComparisonRules.none()");
+    }
+    return new ParseEvents(config, rules);
   }
 
   /** JSON Pointers of the natural id; several form a composite key. Default {@code ["/id"]}. */
   public ParseEvents withKeyFields(List<String> keyFields) {
-    return new ParseEvents(config.withKeyFields(keyFields));
+    return new ParseEvents(config.withKeyFields(keyFields), rules);
   }
 
   /** JSON Pointer of the event time, or {@code ""} for the record's own time. */
   public ParseEvents withTimeField(String timeField) {
-    return new ParseEvents(config.withTimeField(timeField));
+    return new ParseEvents(config.withTimeField(timeField), rules);
   }
 
   /** JSON Pointers removed before hashing. Default none. */
   public ParseEvents withIgnoreFields(List<String> ignoreFields) {
-    return new ParseEvents(config.withIgnoreFields(ignoreFields));
+    return new ParseEvents(config.withIgnoreFields(ignoreFields), rules);
   }
 
   /** Largest accepted input in bytes, 1 to 64 MiB. Default 4 MiB. */
   public ParseEvents withMaxEventBytes(int maxEventBytes) {
-    return new ParseEvents(config.withMaxEventBytes(maxEventBytes));
+    return new ParseEvents(config.withMaxEventBytes(maxEventBytes), rules);
   }
 
   /** The configuration in effect. */
@@ -94,7 +105,7 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     PCollectionTuple result =
         input.apply(
             "ParseJson",
-            ParDo.of(new ParseFn(new EventParser(config)))
+            ParDo.of(new ParseFn(new EventParser(config, rules)))
                 .withOutputTags(EVENTS, TupleTagList.of(DEAD_LETTERS)));
     result.get(EVENTS).setCoder(ModelCoders.EventCoder.of());
     result.get(DEAD_LETTERS).setCoder(ModelCoders.DeadLetterCoder.of());

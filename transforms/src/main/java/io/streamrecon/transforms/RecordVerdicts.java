@@ -24,14 +24,27 @@ public final class RecordVerdicts
   private static final long serialVersionUID = 1L;
 
   private final String runId;
+  private final String rulesId;
 
-  private RecordVerdicts(String runId) {
+  private RecordVerdicts(String runId, String rulesId) {
     this.runId = runId;
+    this.rulesId = rulesId;
   }
 
   /** A run id must be set with {@link #withRunId}. */
   public static RecordVerdicts create() {
-    return new RecordVerdicts(null);
+    return new RecordVerdicts(null, null);
+  }
+
+  /**
+   * The id of the comparison rules the verdicts were judged by ({@code ComparisonRules#id()}),
+   * written to every record; null (the default) for a run without rules.
+   */
+  public RecordVerdicts withRulesId(String rulesId) {
+    if (rulesId != null && !rulesId.matches("[0-9a-f]{64}")) {
+      throw new IllegalArgumentException("rulesId must be null or a lower-case hex SHA-256");
+    }
+    return new RecordVerdicts(runId, rulesId);
   }
 
   /** The run that records the verdicts, written to every record. Required. */
@@ -39,7 +52,7 @@ public final class RecordVerdicts
     if (runId == null || runId.isBlank()) {
       throw new IllegalArgumentException("runId must be a non-blank string");
     }
-    return new RecordVerdicts(runId);
+    return new RecordVerdicts(runId, rulesId);
   }
 
   @Override
@@ -48,7 +61,7 @@ public final class RecordVerdicts
       throw new IllegalArgumentException("RecordVerdicts: runId is required; call withRunId(..)");
     }
     return input
-        .apply("ToDeltaRecords", ParDo.of(new RecordFn(runId)))
+        .apply("ToDeltaRecords", ParDo.of(new RecordFn(runId, rulesId)))
         .setCoder(ModelCoders.DeltaRecordCoder.of());
   }
 
@@ -57,9 +70,11 @@ public final class RecordVerdicts
     private static final long serialVersionUID = 1L;
 
     private final String runId;
+    private final String rulesId;
 
-    RecordFn(String runId) {
+    RecordFn(String runId, String rulesId) {
       this.runId = runId;
+      this.rulesId = rulesId;
     }
 
     @ProcessElement
@@ -70,7 +85,8 @@ public final class RecordVerdicts
                 + verdict.verdictId()
                 + "; mismatches need their differences and go through Diff");
       }
-      out.output(DeltaRecord.of(verdict, List.of(), Instant.now(), runId));
+      out.output(
+          DeltaRecord.of(verdict, verdict.status(), List.of(), Instant.now(), runId, rulesId));
     }
   }
 }

@@ -181,7 +181,7 @@ public class DeltaLakeSparkReadTest {
             + "source_hash:string,target_hash:string,source_event_time:timestamp,target_event_time:timestamp,"
             + "source_pointer:struct<table_version:bigint,data_file:string,row_index:bigint>,"
             + "target_pointer:struct<table_version:bigint,data_file:string,row_index:bigint>,"
-            + "detected_at:timestamp,run_id:string>",
+            + "detected_at:timestamp,run_id:string,rules_id:string>",
         schemaOf(DeltaLakeIO.DELTAS));
     assertEquals(2, table(DeltaLakeIO.DELTAS).count());
     Row r =

@@ -115,6 +115,310 @@ public class JsonDiffPropertyTest {
     assertThat(differentPairs, greaterThan(PAIRS / 2));
   }
 
+  // ------------------------------------------------------------------ under comparison rules
+
+  private static final int RULE_PAIRS = 6000;
+  private static final String[] RULE_KEYS = {"a", "b", "id", "sku", "tags", "t"};
+  private static final String[] RULE_SEGMENTS = {"a", "b", "id", "sku", "tags", "t", "*", "*", "0"};
+  private static final String[] RULE_STRINGS = {
+    "A", "a", " a ", "a  b", "a\tb", "42", "42.0", "-1e2", " 7",
+    "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "x"
+  };
+  private static final String[] RULE_NUMBERS = {"42", "-100", "1767225600000", "0.5", "1.004", "1"};
+
+  /**
+   * SPEC §3a: under random rules (tolerance off), the hashes of the normalised documents are equal
+   * exactly when the diff under the rules is empty; with tolerance on, equal hashes still give an
+   * empty diff; every reported value is a value of that side's document as received.
+   */
+  @Test
+  public void underRandomRulesEqualHashIffEmptyDiff() {
+    Random random = new Random(20261130L);
+    int equal = 0;
+    int different = 0;
+    int withinTolerance = 0;
+    com.fasterxml.jackson.databind.ObjectMapper mapper = JsonSupport.mapper();
+    for (int i = 0; i < RULE_PAIRS; i++) {
+      String rulesText = randomRules(random);
+      ComparisonRules rules =
+          ComparisonRules.parse(rulesText.getBytes(StandardCharsets.UTF_8));
+      ComparisonRules noTolerance = withoutTolerance(rulesText);
+      JsonNode source = ruleValue(random, 0, true);
+      JsonNode target = source.deepCopy();
+      if (random.nextBoolean()) {
+        // Move values where the renames expect them in the target.
+        RulesNormalizer.normalize(target, renamesOnly(rulesText), true, null);
+      }
+      perturb(target, random);
+      if (random.nextInt(3) == 0) {
+        target = parse(render(mutate(toModel(target), random), random));
+      }
+      String sText = source.toString();
+      String tText = target.toString();
+      String sHash = noTolerance.sha256(parse(sText), io.streamrecon.model.Side.SOURCE);
+      String tHash = noTolerance.sha256(parse(tText), io.streamrecon.model.Side.TARGET);
+      JsonDiff.Result strict = JsonDiff.diff(parse(sText), parse(tText), noTolerance);
+      JsonDiff.Result tolerant = JsonDiff.diff(parse(sText), parse(tText), rules);
+      String context =
+          "pair " + i + ":\n  rules " + rulesText + "\n  " + sText + "\n  " + tText + "\n  "
+              + strict.differences();
+      boolean sameHash = sHash.equals(tHash);
+      assertEquals("hash vs diff under rules, " + context, sameHash, strict.differences().isEmpty());
+      assertEquals("rules hash = tolerance-free hash, " + context,
+          sHash, rules.sha256(parse(sText), io.streamrecon.model.Side.SOURCE));
+      if (sameHash) {
+        assertEquals("equal hash, empty diff with tolerance, " + context,
+            List.of(), tolerant.differences());
+        equal++;
+      } else {
+        different++;
+        if (tolerant.differences().isEmpty()) {
+          withinTolerance++;
+        }
+      }
+      assertEquals(
+          "diff(a,a) under rules, " + context,
+          List.of(),
+          JsonDiff.diff(parse(sText), parse(sText), withoutRenames(rulesText)).differences());
+      java.util.Set<String> sValues = subtrees(parse(sText));
+      java.util.Set<String> tValues = subtrees(parse(tText));
+      for (Difference d : tolerant.differences()) {
+        if (d.source() != null && !createdByRename(rules, d.path())) {
+          assertEquals("source value as received, " + context, true, sValues.contains(d.source()));
+        }
+        if (d.target() != null) {
+          assertEquals("target value as received, " + context, true, tValues.contains(d.target()));
+        }
+      }
+    }
+    assertThat(equal, greaterThan(RULE_PAIRS / 5));
+    assertThat(different, greaterThan(RULE_PAIRS / 5));
+    assertThat(withinTolerance, greaterThan(0));
+  }
+
+  /**
+   * Whether a path is a parent that a rename created in the source (its target path ran through a
+   * member the source did not have): it has no value as received, so its normalised value is shown.
+   */
+  private static boolean createdByRename(ComparisonRules rules, String path) {
+    if (path.isEmpty()) {
+      return false;
+    }
+    String[] segments = path.substring(1).split("/", -1);
+    for (ComparisonRules.Rename r : rules.rename()) {
+      String[] to = r.to().text().substring(1).split("/", -1);
+      if (segments.length < to.length) {
+        boolean prefix = true;
+        for (int i = 0; i < segments.length; i++) {
+          prefix &= to[i].equals("*") || to[i].equals(segments[i]);
+        }
+        if (prefix) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static String randomRules(Random random) {
+    StringBuilder sb = new StringBuilder("{");
+    List<String> members = new ArrayList<>();
+    if (random.nextInt(3) == 0) {
+      members.add("\"ignore\":[\"" + randomPattern(random) + "\"]");
+    }
+    if (random.nextInt(3) == 0) {
+      String from = randomPattern(random);
+      StringBuilder to = new StringBuilder();
+      for (String seg : from.substring(1).split("/")) {
+        to.append('/').append(seg.equals("*") ? "*" : RULE_KEYS[random.nextInt(RULE_KEYS.length)]);
+      }
+      members.add("\"rename\":{\"" + from + "\":\"" + to + "\"}");
+    }
+    if (random.nextInt(2) == 0) {
+      String key = switch (random.nextInt(3)) {
+        case 0 -> "null";
+        case 1 -> "\"/sku\"";
+        default -> "\"/a\"";
+      };
+      String path = randomPattern(random);
+      members.add(
+          "\"unordered\":{\"" + path + "\":" + key
+              + (path.equals("/tags") ? "" : ",\"/tags\":null") + "}");
+    }
+    if (random.nextInt(2) == 0) {
+      String path = randomPattern(random);
+      members.add(
+          "\"tolerance\":{\"" + path + "\":{\"abs\":0.01}"
+              + (path.equals("/b") ? "" : ",\"/b\":{\"rel\":0.01}") + "}");
+    }
+    if (random.nextInt(2) == 0) {
+      members.add("\"lenientTypes\":[\"" + randomPattern(random) + "\",\"/id\"]");
+    }
+    if (random.nextInt(2) == 0) {
+      String path = randomPattern(random);
+      members.add(
+          "\"normalize\":{\"" + path + "\":[\"trim\",\"lowercase\"]"
+              + (path.equals("/*/*") ? "" : ",\"/*/*\":[\"collapseSpaces\"]") + "}");
+    }
+    if (random.nextInt(3) == 0) {
+      members.add("\"instants\":[\"" + randomPattern(random) + "\",\"/t\"]");
+    }
+    sb.append(String.join(",", members));
+    return sb.append('}').toString();
+  }
+
+  private static String randomPattern(Random random) {
+    StringBuilder sb = new StringBuilder();
+    int depth = 1 + random.nextInt(3);
+    for (int d = 0; d < depth; d++) {
+      sb.append('/').append(RULE_SEGMENTS[random.nextInt(RULE_SEGMENTS.length)]);
+    }
+    return sb.toString();
+  }
+
+  private static ComparisonRules withoutTolerance(String rulesText) {
+    JsonNode root = parse(rulesText);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) root).remove("tolerance");
+    return ComparisonRules.parse(root.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static ComparisonRules withoutRenames(String rulesText) {
+    JsonNode root = parse(rulesText);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) root).remove("rename");
+    return ComparisonRules.parse(root.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static ComparisonRules renamesOnly(String rulesText) {
+    JsonNode rename = parse(rulesText).get("rename");
+    return ComparisonRules.parse(
+        ("{\"rename\":" + (rename == null ? "{}" : rename.toString()) + "}")
+            .getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static JsonNode ruleValue(Random random, int depth, boolean root) {
+    com.fasterxml.jackson.databind.node.JsonNodeFactory f =
+        com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    int kind = root ? 0 : random.nextInt(depth >= 3 ? 3 : 5);
+    switch (kind) {
+      case 0, 3 -> {
+        com.fasterxml.jackson.databind.node.ObjectNode o = f.objectNode();
+        int size = random.nextInt(root ? 5 : 4);
+        for (int i = 0; i < size; i++) {
+          o.set(RULE_KEYS[random.nextInt(RULE_KEYS.length)], ruleValue(random, depth + 1, false));
+        }
+        return o;
+      }
+      case 4 -> {
+        com.fasterxml.jackson.databind.node.ArrayNode a = f.arrayNode();
+        int size = random.nextInt(4);
+        for (int i = 0; i < size; i++) {
+          a.add(ruleValue(random, depth + 1, false));
+        }
+        return a;
+      }
+      case 1 -> {
+        return f.numberNode(new BigDecimal(RULE_NUMBERS[random.nextInt(RULE_NUMBERS.length)]));
+      }
+      default -> {
+        return random.nextInt(6) == 0
+            ? f.nullNode()
+            : f.textNode(RULE_STRINGS[random.nextInt(RULE_STRINGS.length)]);
+      }
+    }
+  }
+
+  /** Changes that some rule may or may not forgive: case, spaces, types, order, instants. */
+  private static void perturb(JsonNode node, Random random) {
+    if (node instanceof com.fasterxml.jackson.databind.node.ArrayNode array) {
+      if (array.size() > 1 && random.nextInt(3) == 0) {
+        List<JsonNode> elements = new ArrayList<>();
+        array.forEach(elements::add);
+        Collections.shuffle(elements, random);
+        array.removeAll();
+        array.addAll(elements);
+      }
+      for (int i = 0; i < array.size(); i++) {
+        JsonNode changed = perturbScalar(array.get(i), random);
+        if (changed != null) {
+          array.set(i, changed);
+        } else {
+          perturb(array.get(i), random);
+        }
+      }
+    } else if (node instanceof com.fasterxml.jackson.databind.node.ObjectNode object) {
+      List<String> names = new ArrayList<>();
+      object.fieldNames().forEachRemaining(names::add);
+      for (String name : names) {
+        JsonNode changed = perturbScalar(object.get(name), random);
+        if (changed != null) {
+          object.set(name, changed);
+        } else {
+          perturb(object.get(name), random);
+        }
+      }
+    }
+  }
+
+  private static JsonNode perturbScalar(JsonNode v, Random random) {
+    com.fasterxml.jackson.databind.node.JsonNodeFactory f =
+        com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    if (random.nextInt(4) != 0) {
+      return null;
+    }
+    if (v.isTextual()) {
+      String s = v.textValue();
+      return switch (random.nextInt(4)) {
+        case 0 -> f.textNode(s.toUpperCase(java.util.Locale.ROOT));
+        case 1 -> f.textNode("  " + s + " ");
+        case 2 -> s.equals("2026-01-01T00:00:00Z") ? f.numberNode(1767225600000L) : null;
+        default -> f.textNode(s.replace(" ", "   "));
+      };
+    }
+    if (v.isNumber()) {
+      BigDecimal d = v.decimalValue();
+      return switch (random.nextInt(3)) {
+        case 0 -> f.textNode(d.toPlainString());
+        case 1 -> f.numberNode(d.add(new BigDecimal("0.005")));
+        default -> d.longValue() == 1767225600000L ? f.textNode("2026-01-01T00:00:00Z") : null;
+      };
+    }
+    return null;
+  }
+
+  /** The generator model of a parsed tree, for {@link #mutate}. */
+  private static Object toModel(JsonNode node) {
+    if (node.isObject()) {
+      Map<String, Object> map = new LinkedHashMap<>();
+      node.fields().forEachRemaining(e -> map.put(e.getKey(), toModel(e.getValue())));
+      return map;
+    }
+    if (node.isArray()) {
+      List<Object> list = new ArrayList<>();
+      node.forEach(e -> list.add(toModel(e)));
+      return list;
+    }
+    if (node.isNumber()) {
+      return new Num(node.decimalValue());
+    }
+    if (node.isTextual()) {
+      return node.textValue();
+    }
+    return node.isBoolean() ? (Object) node.booleanValue() : null;
+  }
+
+  /** The canonical form of every value in a tree. */
+  private static java.util.Set<String> subtrees(JsonNode root) {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    java.util.Deque<JsonNode> work = new java.util.ArrayDeque<>();
+    work.push(root);
+    while (!work.isEmpty()) {
+      JsonNode n = work.pop();
+      out.add(CanonicalJson.canonicalForm(n));
+      n.forEach(work::push);
+    }
+    return out;
+  }
+
   private static JsonNode parse(String text) {
     try {
       return JsonSupport.parse(text.getBytes(StandardCharsets.UTF_8));

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 
+import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;
@@ -98,7 +99,8 @@ public class DiffTest {
                             r.sourcePointer(),
                             r.targetPointer(),
                             new Instant(0),
-                            r.runId())))
+                            r.runId(),
+                            r.rulesId())))
         .setCoder(ModelCoders.DeltaRecordCoder.of());
   }
 
@@ -181,6 +183,88 @@ public class DiffTest {
       emptyDiffs += c.getAttempted();
     }
     assertEquals(1, emptyDiffs);
+  }
+
+  private static long counter(PipelineResult result, String name) {
+    long sum = 0;
+    for (MetricResult<Long> c :
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named("streamrecon", name))
+                    .build())
+            .getCounters()) {
+      sum += c.getAttempted();
+    }
+    return sum;
+  }
+
+  private static final String TOLERANCE_RULES =
+      "{\"tolerance\":{\"/amount\":{\"abs\":0.01}},"
+          + "\"normalize\":{\"/email\":[\"lowercase\"]}}";
+
+  @Test
+  public void aMismatchWithinToleranceIsAMatchKeepingItsVerdictIdAndCounted() {
+    ComparisonRules rules =
+        ComparisonRules.parse(TOLERANCE_RULES.getBytes(StandardCharsets.UTF_8));
+    Verdict within = mismatch("k1");
+    Verdict resolving =
+        Verdict.of(
+            "k2",
+            Status.MISMATCH,
+            ref(Side.SOURCE, "k2", SOURCE_HASH, 1),
+            ref(Side.TARGET, "k2", TARGET_HASH, 2),
+            "e".repeat(64));
+    Verdict outside = mismatch("k3");
+    PCollection<DeltaRecord> records =
+        pipeline
+            .apply(
+                Create.of(
+                        pair(within, "{\"amount\":10.00,\"email\":\"A@X\"}",
+                            "{\"amount\":10.01,\"email\":\"a@x\"}"),
+                        pair(resolving, "{\"amount\":1}", "{\"amount\":1.005}"),
+                        pair(outside, "{\"amount\":10,\"email\":\"A@X\"}",
+                            "{\"amount\":10.02,\"email\":\"b@x\"}"))
+                    .withCoder(ModelCoders.PayloadPairCoder.of()))
+            .apply("Diff", Diff.create().withRules(rules).withRunId("run-7"));
+    PAssert.that(withoutDetectedAt(records))
+        .containsInAnyOrder(
+            // k1 is not written: a MATCH that supersedes nothing, as for hash MATCHes.
+            DeltaRecord.of(
+                resolving, Status.MATCH, List.of(), new Instant(0), "run-7", rules.id()),
+            DeltaRecord.of(
+                outside,
+                Status.MISMATCH,
+                List.of(
+                    new Difference("/amount", DifferenceKind.CHANGED, "10", "10.02"),
+                    new Difference("/email", DifferenceKind.CHANGED, "\"A@X\"", "\"b@x\"")),
+                new Instant(0),
+                "run-7",
+                rules.id()));
+    PipelineResult result = pipeline.run();
+    result.waitUntilFinish();
+    assertEquals(2, counter(result, Diff.MATCH_WITHIN_TOLERANCE));
+    assertEquals(0, counter(result, "empty_diffs"));
+  }
+
+  @Test
+  public void withEmitMatchesAMatchWithinToleranceIsWrittenWithThePairingVerdictId() {
+    ComparisonRules rules =
+        ComparisonRules.parse(TOLERANCE_RULES.getBytes(StandardCharsets.UTF_8));
+    Verdict within = mismatch("k1");
+    PCollection<DeltaRecord> records =
+        pipeline
+            .apply(
+                Create.of(pair(within, "{\"amount\":10.00}", "{\"amount\":10.01}"))
+                    .withCoder(ModelCoders.PayloadPairCoder.of()))
+            .apply("Diff", Diff.create().withRules(rules).withEmitMatches(true).withRunId("r"));
+    DeltaRecord expected =
+        DeltaRecord.of(within, Status.MATCH, List.of(), new Instant(0), "r", rules.id());
+    assertEquals(
+        Verdict.idOf("k1", Status.MISMATCH, SOURCE_HASH, TARGET_HASH), expected.verdictId());
+    PAssert.that(withoutDetectedAt(records)).containsInAnyOrder(expected);
+    pipeline.run().waitUntilFinish();
   }
 
   @Test

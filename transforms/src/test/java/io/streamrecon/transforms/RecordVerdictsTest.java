@@ -99,6 +99,25 @@ public class RecordVerdictsTest {
   }
 
   @Test
+  public void everyRecordNamesTheRulesItWasJudgedBy() {
+    String hash = "c".repeat(64);
+    String rulesId = "1".repeat(64);
+    Verdict missing =
+        Verdict.of("s", Status.MISSING_IN_TARGET, ref(Side.SOURCE, "s", hash, 3), null, null);
+    PCollection<DeltaRecord> records =
+        pipeline
+            .apply(Create.of(missing).withCoder(ModelCoders.VerdictCoder.of()))
+            .apply("RecordVerdicts", RecordVerdicts.create().withRunId("r").withRulesId(rulesId));
+    PAssert.that(withoutDetectedAt(records))
+        .containsInAnyOrder(
+            DeltaRecord.of(
+                missing, Status.MISSING_IN_TARGET, List.of(), new Instant(0), "r", rulesId));
+    pipeline.run().waitUntilFinish();
+    assertThrows(
+        IllegalArgumentException.class, () -> RecordVerdicts.create().withRulesId("not-a-hash"));
+  }
+
+  @Test
   public void aMismatchIsAWiringDefect() {
     Verdict verdict = mismatch("k");
     pipeline

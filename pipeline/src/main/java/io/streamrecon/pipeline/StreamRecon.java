@@ -26,7 +26,8 @@ import picocli.CommandLine.Parameters;
  * The {@code streamrecon} command line: {@code run [options]} runs a reconciliation (options are
  * Beam pipeline options, see {@link ReconcileOptions}); {@code show deltas|dead-letters|late-events}
  * prints a table as JSON Lines; {@code explain --naturalId=X} prints the stored payloads of a key,
- * their pointers and the diff. Errors are one line on standard error and a non-zero exit.
+ * their pointers and the diff; {@code report [--out=report.html]} writes a self-contained HTML
+ * report ({@link io.streamrecon.pipeline.report.ReportCommand}). Errors are one line on standard error and a non-zero exit.
  */
 @Command(
     name = "streamrecon",
@@ -36,7 +37,8 @@ import picocli.CommandLine.Parameters;
       StreamRecon.Run.class,
       StreamRecon.Show.class,
       StreamRecon.Explain.class,
-      StreamRecon.Samples.class
+      StreamRecon.Samples.class,
+      io.streamrecon.pipeline.report.ReportCommand.class
     })
 public final class StreamRecon implements Callable<Integer> {
   /** Exit code for bad usage or options. */

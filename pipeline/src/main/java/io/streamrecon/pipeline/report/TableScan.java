@@ -1,0 +1,206 @@
+package io.streamrecon.pipeline.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.actions.AddFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.api.InitContext;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Reads the current snapshot of one Delta Lake table of a warehouse, column-projected: only the
+ * named columns are decoded (Parquet projection), so the report never touches {@code payload} or
+ * pointer columns. Files are listed from the Delta Lake log with their stats, so a caller can skip
+ * a file (by its {@code run_id} range) or count it without opening it.
+ */
+final class TableScan {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final long JULIAN_DAY_OF_EPOCH = 2_440_588L;
+
+  private final Configuration conf = new Configuration();
+  private final Path root;
+  private final List<AddFile> files;
+
+  TableScan(String warehouse, String table) {
+    this.root = new Path(warehouse, table);
+    DeltaLog log = DeltaLog.forTable(conf, root);
+    if (log.tableExists()) {
+      List<AddFile> all = new ArrayList<>(log.update().getAllFiles());
+      all.sort(Comparator.comparing(AddFile::getPath));
+      this.files = all;
+    } else {
+      this.files = List.of();
+    }
+  }
+
+  /** False when no run wrote the table (a run creates dead_letters and late_events only if needed). */
+  boolean exists() {
+    return !files.isEmpty() || DeltaLog.forTable(conf, root).tableExists();
+  }
+
+  List<AddFile> files() {
+    return files;
+  }
+
+  /** Calls {@code row} for every row of {@code file}, decoding only {@code columns}. */
+  void scan(AddFile file, List<String> columns, Consumer<Group> row) {
+    try (ParquetReader<Group> reader =
+        ParquetReader.builder(new Projection(columns), new Path(root, file.getPath()))
+            .withConf(conf)
+            .build()) {
+      for (Group g = reader.read(); g != null; g = reader.read()) {
+        row.accept(g);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading " + file.getPath() + " of " + root, e);
+    }
+  }
+
+  /** The parsed stats of a file, or null when it has none. */
+  static JsonNode stats(AddFile file) {
+    String s = file.getStats();
+    if (s == null || s.isEmpty()) {
+      return null;
+    }
+    try {
+      JsonNode n = JSON.readTree(s);
+      // A writer that did not encode the stats as a string leaves an object; both are accepted.
+      return n.isTextual() ? JSON.readTree(n.asText()) : n;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * The single run id of a file when its stats prove every row has it (min equals max; a cut
+   * string's max carries a U+10FFFF suffix, so equality means uncut), else null.
+   */
+  static String singleRunId(JsonNode stats) {
+    if (stats == null) {
+      return null;
+    }
+    JsonNode min = stats.path("minValues").path("run_id");
+    JsonNode max = stats.path("maxValues").path("run_id");
+    JsonNode nulls = stats.path("nullCount").path("run_id");
+    if (min.isTextual() && min.equals(max) && (nulls.isMissingNode() || nulls.asLong() == 0)) {
+      return min.asText();
+    }
+    return null;
+  }
+
+  /** False only when the stats prove no row of the file has run id {@code runId}. */
+  static boolean mayHaveRun(JsonNode stats, String runId) {
+    if (runId == null || stats == null) {
+      return true;
+    }
+    JsonNode min = stats.path("minValues").path("run_id");
+    JsonNode max = stats.path("maxValues").path("run_id");
+    if (!min.isTextual() || !max.isTextual()) {
+      return true;
+    }
+    return min.asText().compareTo(runId) <= 0 && max.asText().compareTo(runId) >= 0;
+  }
+
+  static long numRecords(JsonNode stats) {
+    return stats == null ? -1 : stats.path("numRecords").asLong(-1);
+  }
+
+  // ------------------------------------------------------------------ values
+
+  static String string(Group g, String field) {
+    int i = present(g, field);
+    return i < 0 ? null : g.getBinary(i, 0).toStringUsingUTF8();
+  }
+
+  /** A timestamp as epoch milliseconds, or {@link Long#MIN_VALUE} when null. */
+  static long millis(Group g, String field) {
+    int i = present(g, field);
+    if (i < 0) {
+      return Long.MIN_VALUE;
+    }
+    PrimitiveType type = g.getType().getType(i).asPrimitiveType();
+    if (type.getPrimitiveTypeName() == PrimitiveTypeName.INT96) {
+      // Spark's legacy timestamps, should another engine have rewritten the files.
+      ByteBuffer b = g.getInt96(i, 0).toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+      long nanosOfDay = b.getLong();
+      long julianDay = b.getInt();
+      return (julianDay - JULIAN_DAY_OF_EPOCH) * 86_400_000L + nanosOfDay / 1_000_000L;
+    }
+    long value = g.getLong(i, 0);
+    if (type.getLogicalTypeAnnotation()
+        instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
+      return switch (ts.getUnit()) {
+        case MILLIS -> value;
+        case MICROS -> Math.floorDiv(value, 1000L);
+        case NANOS -> Math.floorDiv(value, 1_000_000L);
+      };
+    }
+    return Math.floorDiv(value, 1000L);
+  }
+
+  /** The struct elements of an array-of-struct column (two- or three-level lists). */
+  static List<Group> structs(Group g, String field) {
+    int i = present(g, field);
+    if (i < 0) {
+      return List.of();
+    }
+    Group list = g.getGroup(i, 0);
+    int n = list.getType().getFieldCount() == 0 ? 0 : list.getFieldRepetitionCount(0);
+    List<Group> out = new ArrayList<>(n);
+    for (int k = 0; k < n; k++) {
+      Group item = list.getGroup(0, k);
+      GroupType t = item.getType();
+      out.add(
+          t.getFieldCount() == 1 && !t.getType(0).isPrimitive() ? item.getGroup(0, 0) : item);
+    }
+    return out;
+  }
+
+  private static int present(Group g, String field) {
+    GroupType type = g.getType();
+    if (!type.containsField(field)) {
+      return -1;
+    }
+    int i = type.getFieldIndex(field);
+    return g.getFieldRepetitionCount(i) == 0 ? -1 : i;
+  }
+
+  /** Requests only the named columns, typed as the file declares them; absent ones are skipped. */
+  private static final class Projection extends GroupReadSupport {
+    private final List<String> columns;
+
+    Projection(List<String> columns) {
+      this.columns = columns;
+    }
+
+    @Override
+    public ReadContext init(InitContext context) {
+      MessageType file = context.getFileSchema();
+      List<Type> fields = new ArrayList<>();
+      for (String c : columns) {
+        if (file.containsField(c)) {
+          fields.add(file.getType(c));
+        }
+      }
+      return new ReadContext(new MessageType(file.getName(), fields));
+    }
+  }
+}

@@ -25,7 +25,8 @@ import picocli.CommandLine.Parameters;
  * The {@code streamrecon} command line: {@code run [options]} runs a reconciliation (options are
  * Beam pipeline options, see {@link ReconcileOptions}); {@code show deltas|dead-letters|late-events}
  * prints a table as JSON Lines; {@code explain --naturalId=X} prints the stored payloads of a key,
- * their pointers and the diff. Errors are one line on standard error and a non-zero exit.
+ * their pointers and the diff; {@code compact} and {@code vacuum} maintain the tables (see
+ * {@link MaintenanceCommands}). Errors are one line on standard error and a non-zero exit.
  */
 @Command(
     name = "streamrecon",
@@ -35,7 +36,9 @@ import picocli.CommandLine.Parameters;
       StreamRecon.Run.class,
       StreamRecon.Show.class,
       StreamRecon.Explain.class,
-      StreamRecon.Samples.class
+      StreamRecon.Samples.class,
+      MaintenanceCommands.Compact.class,
+      MaintenanceCommands.Vacuum.class
     })
 public final class StreamRecon implements Callable<Integer> {
   /** Exit code for bad usage or options. */
@@ -159,7 +162,15 @@ public final class StreamRecon implements Callable<Integer> {
       requireTable(warehouse, DeltaLakeIO.RAW_EVENTS);
       PrintWriter out = stdout();
       List<Map<String, Object>> rows = DeltaLakeTables.findRawEvents(warehouse, naturalId);
-      if (rows.isEmpty()) {
+      List<DeltaRecord> deltas = new ArrayList<>();
+      if (tableExists(warehouse, DeltaLakeIO.DELTAS)) {
+        for (DeltaRecord d : DeltaLakeTables.readDeltas(warehouse)) {
+          if (d.naturalId().equals(naturalId)) {
+            deltas.add(d);
+          }
+        }
+      }
+      if (rows.isEmpty() && deltas.isEmpty()) {
         throw new IllegalArgumentException(
             "explain: no stored event has natural id '" + naturalId + "' in " + warehouse);
       }
@@ -185,14 +196,6 @@ public final class StreamRecon implements Callable<Integer> {
           latestTarget = e.payload();
         }
       }
-      List<DeltaRecord> deltas = new ArrayList<>();
-      if (tableExists(warehouse, DeltaLakeIO.DELTAS)) {
-        for (DeltaRecord d : DeltaLakeTables.readDeltas(warehouse)) {
-          if (d.naturalId().equals(naturalId)) {
-            deltas.add(d);
-          }
-        }
-      }
       deltas.sort(Comparator.comparing(DeltaRecord::detectedAt));
       out.println();
       out.println("delta records: " + deltas.size());
@@ -200,8 +203,14 @@ public final class StreamRecon implements Callable<Integer> {
         ObjectNode o = RowJson.delta(d);
         out.println(o.toPrettyString());
       }
+      // A pointer whose row retention removed is reported, not an error (README, retention).
+      for (String expired : Explained.expiredPointers(deltas, rows)) {
+        out.println(expired);
+      }
       out.println();
-      if (latestSource != null && latestTarget != null) {
+      if (latestSource == null && latestTarget == null) {
+        out.println("diff: the raw events of this natural id have expired");
+      } else if (latestSource != null && latestTarget != null) {
         List<Difference> diff = JsonDiff.diff(latestSource, latestTarget);
         out.println(
             "diff of the latest source and target payloads (before --ignoreFields): "
@@ -241,7 +250,7 @@ public final class StreamRecon implements Callable<Integer> {
     }
   }
 
-  private static void requireTable(String warehouse, String table) {
+  static void requireTable(String warehouse, String table) {
     if (!tableExists(warehouse, table)) {
       throw new IllegalArgumentException(
           "no " + table + " table under --warehouse=" + warehouse + " (has a run written there?)");

@@ -3,6 +3,7 @@ package io.streamrecon.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeLookup;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.json.JsonDiff;
 import io.streamrecon.model.DeltaRecord;
@@ -161,14 +162,11 @@ public final class StreamRecon implements Callable<Integer> {
     public Integer call() {
       requireTable(warehouse, DeltaLakeIO.RAW_EVENTS);
       PrintWriter out = stdout();
-      List<Map<String, Object>> rows = DeltaLakeTables.findRawEvents(warehouse, naturalId);
+      // Lookups skip files and pages by natural_id statistics: fast on large tables.
+      List<Map<String, Object>> rows = DeltaLakeLookup.findRawEvents(warehouse, naturalId);
       List<DeltaRecord> deltas = new ArrayList<>();
       if (tableExists(warehouse, DeltaLakeIO.DELTAS)) {
-        for (DeltaRecord d : DeltaLakeTables.readDeltas(warehouse)) {
-          if (d.naturalId().equals(naturalId)) {
-            deltas.add(d);
-          }
-        }
+        deltas.addAll(DeltaLakeLookup.findDeltas(warehouse, naturalId));
       }
       if (rows.isEmpty() && deltas.isEmpty()) {
         throw new IllegalArgumentException(

@@ -38,6 +38,33 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
     return copy;
   }
 
+  /**
+   * One line per pointer of {@code deltas} whose raw event is no longer stored (no row with its
+   * side and hash): raw event retention removed it, and the verdict outlives it.
+   */
+  static List<String> expiredPointers(
+      List<io.streamrecon.model.DeltaRecord> deltas, List<Map<String, Object>> rows) {
+    java.util.Set<String> stored = new java.util.HashSet<>();
+    for (Map<String, Object> r : rows) {
+      stored.add(r.get("side") + "/" + r.get("sha256"));
+    }
+    java.util.Set<String> lines = new java.util.LinkedHashSet<>();
+    for (io.streamrecon.model.DeltaRecord d : deltas) {
+      for (io.streamrecon.model.Pointer p : java.util.Arrays.asList(d.sourcePointer(), d.targetPointer())) {
+        if (p != null && !stored.contains(p.side() + "/" + p.sha256())) {
+          lines.add(
+              p.side()
+                  + " event "
+                  + p.describe()
+                  + " (sha256 "
+                  + p.sha256()
+                  + "): expired, no longer stored in raw_events (removed by retention)");
+        }
+      }
+    }
+    return new ArrayList<>(lines);
+  }
+
   String header() {
     Object partition = metadata.get("origin_partition");
     String origin =

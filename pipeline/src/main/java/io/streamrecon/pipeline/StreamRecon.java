@@ -3,6 +3,7 @@ package io.streamrecon.pipeline;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeLookup;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.JsonDiff;
@@ -27,7 +28,9 @@ import picocli.CommandLine.Parameters;
  * Beam pipeline options, see {@link ReconcileOptions}); {@code show deltas|dead-letters|late-events}
  * prints a table as JSON Lines; {@code explain --naturalId=X} prints the stored payloads of a key,
  * their pointers and the diff; {@code report [--out=report.html]} writes a self-contained HTML
- * report ({@link io.streamrecon.pipeline.report.ReportCommand}). Errors are one line on standard error and a non-zero exit.
+ * report ({@link io.streamrecon.pipeline.report.ReportCommand}); {@code compact} and {@code
+ * vacuum} maintain the tables (see {@link MaintenanceCommands}). Errors are one line on standard
+ * error and a non-zero exit.
  */
 @Command(
     name = "streamrecon",
@@ -38,7 +41,9 @@ import picocli.CommandLine.Parameters;
       StreamRecon.Show.class,
       StreamRecon.Explain.class,
       StreamRecon.Samples.class,
-      io.streamrecon.pipeline.report.ReportCommand.class
+      io.streamrecon.pipeline.report.ReportCommand.class,
+      MaintenanceCommands.Compact.class,
+      MaintenanceCommands.Vacuum.class
     })
 public final class StreamRecon implements Callable<Integer> {
   /** Exit code for bad usage or options. */
@@ -172,8 +177,13 @@ public final class StreamRecon implements Callable<Integer> {
       requireTable(warehouse, DeltaLakeIO.RAW_EVENTS);
       ComparisonRules given = rulesFile == null ? null : ComparisonRules.fromFile(rulesFile);
       PrintWriter out = stdout();
-      List<Map<String, Object>> rows = DeltaLakeTables.findRawEvents(warehouse, naturalId);
-      if (rows.isEmpty()) {
+      // Lookups skip files and pages by natural_id statistics: fast on large tables.
+      List<Map<String, Object>> rows = DeltaLakeLookup.findRawEvents(warehouse, naturalId);
+      List<DeltaRecord> deltas = new ArrayList<>();
+      if (tableExists(warehouse, DeltaLakeIO.DELTAS)) {
+        deltas.addAll(DeltaLakeLookup.findDeltas(warehouse, naturalId));
+      }
+      if (rows.isEmpty() && deltas.isEmpty()) {
         throw new IllegalArgumentException(
             "explain: no stored event has natural id '" + naturalId + "' in " + warehouse);
       }
@@ -199,20 +209,16 @@ public final class StreamRecon implements Callable<Integer> {
           latestTarget = e.payload();
         }
       }
-      List<DeltaRecord> deltas = new ArrayList<>();
-      if (tableExists(warehouse, DeltaLakeIO.DELTAS)) {
-        for (DeltaRecord d : DeltaLakeTables.readDeltas(warehouse)) {
-          if (d.naturalId().equals(naturalId)) {
-            deltas.add(d);
-          }
-        }
-      }
       deltas.sort(Comparator.comparing(DeltaRecord::detectedAt));
       out.println();
       out.println("delta records: " + deltas.size());
       for (DeltaRecord d : deltas) {
         ObjectNode o = RowJson.delta(d);
         out.println(o.toPrettyString());
+      }
+      // A pointer whose row retention removed is reported, not an error (README, retention).
+      for (String expired : Explained.expiredPointers(deltas, rows)) {
+        out.println(expired);
       }
       out.println();
       String recordedRulesId = deltas.isEmpty() ? null : deltas.get(deltas.size() - 1).rulesId();
@@ -242,7 +248,9 @@ public final class StreamRecon implements Callable<Integer> {
       if (!ignoreFields.isBlank()) {
         rules = rules.withIgnoreFields(List.of(ignoreFields.split(",")));
       }
-      if (latestSource != null && latestTarget != null) {
+      if (latestSource == null && latestTarget == null) {
+        out.println("diff: the raw events of this natural id have expired");
+      } else if (latestSource != null && latestTarget != null) {
         JsonDiff.Result result = JsonDiff.diff(latestSource, latestTarget, rules);
         List<Difference> diff = result.differences();
         out.println(

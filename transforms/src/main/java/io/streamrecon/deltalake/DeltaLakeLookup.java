@@ -1,0 +1,109 @@
+package io.streamrecon.deltalake;
+
+import io.delta.standalone.DeltaLog;
+import io.delta.standalone.actions.AddFile;
+import io.streamrecon.model.DeltaRecord;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.io.api.Binary;
+
+/**
+ * Finds the rows of one natural id without reading whole tables, for {@code explain}: files are
+ * skipped by their Delta {@code natural_id} statistics, and inside a file Parquet skips row groups
+ * and pages by its own statistics, dictionaries and column index. Row indexes are the rows'
+ * positions in their files, as pointers count them.
+ */
+public final class DeltaLakeLookup {
+  private DeltaLakeLookup() {}
+
+  /** What a lookup did, for benchmarks. */
+  public record Cost(long filesInSnapshot, long filesOpened, long rowsMatched) {}
+
+  /**
+   * The {@code raw_events} rows of a natural id, with {@link DeltaLakeTables#DATA_FILE} and {@link
+   * DeltaLakeTables#ROW_INDEX}; the same rows as {@link DeltaLakeTables#findRawEvents}.
+   */
+  public static List<Map<String, Object>> findRawEvents(String warehouse, String naturalId) {
+    return find(warehouse, TableLayouts.RAW_EVENTS, naturalId, true, null);
+  }
+
+  /** Like {@link #findRawEvents}, and reports what the lookup cost into {@code cost[0]}. */
+  public static List<Map<String, Object>> findRawEvents(
+      String warehouse, String naturalId, Cost[] cost) {
+    return find(warehouse, TableLayouts.RAW_EVENTS, naturalId, true, cost);
+  }
+
+  /** The {@code deltas} records of a natural id. */
+  public static List<DeltaRecord> findDeltas(String warehouse, String naturalId) {
+    return find(warehouse, TableLayouts.DELTAS, naturalId, false, null).stream()
+        .map(DeltaLakeTables::toDeltaRecord)
+        .toList();
+  }
+
+  private static List<Map<String, Object>> find(
+      String warehouse, TableLayout<?> layout, String naturalId, boolean withLocation, Cost[] cost) {
+    Configuration conf = new Configuration();
+    Path root = DeltaLakeCommitter.tablePath(warehouse, layout.name);
+    DeltaLog log = DeltaLog.forTable(conf, root);
+    if (!log.tableExists()) {
+      return List.of();
+    }
+    List<AddFile> files = new ArrayList<>(log.update().getAllFiles());
+    files.sort(Comparator.comparing(AddFile::getPath));
+    FilterCompat.Filter filter =
+        FilterCompat.get(
+            FilterApi.eq(
+                FilterApi.binaryColumn(PayloadReader.NATURAL_ID), Binary.fromString(naturalId)));
+    List<Map<String, Object>> rows = new ArrayList<>();
+    long opened = 0;
+    for (AddFile file : files) {
+      if (!FileStats.mayContain(file.getStats(), PayloadReader.NATURAL_ID, naturalId)) {
+        continue;
+      }
+      opened++;
+      try (ParquetReader<Group> reader =
+          ParquetReader.builder(new GroupReadSupport(), new Path(root, file.getPath()))
+              .withConf(conf)
+              .withFilter(filter)
+              .build()) {
+        for (Group g = reader.read(); g != null; g = reader.read()) {
+          Map<String, Object> row = new LinkedHashMap<>();
+          for (ColumnSpec c : layout.columns) {
+            row.put(
+                c.name,
+                c.partition
+                    ? TableLayout.partitionValue(c, file.getPartitionValues().get(c.name))
+                    : DeltaLakeTables.value(g, c));
+          }
+          // The filter is exact for the row group and page stats it uses, not for every row.
+          if (!naturalId.equals(row.get(PayloadReader.NATURAL_ID))) {
+            continue;
+          }
+          if (withLocation) {
+            row.put(DeltaLakeTables.DATA_FILE, file.getPath());
+            row.put(DeltaLakeTables.ROW_INDEX, reader.getCurrentRowIndex());
+          }
+          rows.add(row);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("reading " + file.getPath() + " of " + root, e);
+      }
+    }
+    if (cost != null) {
+      cost[0] = new Cost(files.size(), opened, rows.size());
+    }
+    return rows;
+  }
+}

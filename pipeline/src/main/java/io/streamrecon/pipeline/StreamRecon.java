@@ -310,7 +310,7 @@ public final class StreamRecon implements Callable<Integer> {
     }
   }
 
-  private static void requireTable(String warehouse, String table) {
+  static void requireTable(String warehouse, String table) {
     if (!tableExists(warehouse, table)) {
       throw new IllegalArgumentException(
           "no " + table + " table under --warehouse=" + warehouse + " (has a run written there?)");

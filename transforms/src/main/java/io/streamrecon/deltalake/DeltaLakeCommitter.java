@@ -23,6 +23,8 @@ import java.util.Optional;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Commits data files to one Delta Lake table with delta-standalone, idempotently by content.
@@ -44,6 +46,8 @@ import org.apache.hadoop.fs.Path;
  * <p>The first commit creates the table with the layout's schema and partition columns.
  */
 final class DeltaLakeCommitter {
+  private static final Logger LOG = LoggerFactory.getLogger(DeltaLakeCommitter.class);
+
   static final String ENGINE_INFO = "streamrecon";
   static final int MAX_ATTEMPTS = 20;
 

@@ -286,7 +286,11 @@ public final class DeltaLakeMaintenance {
   static TableLayout<Map<String, Object>> rowLayout(TableLayout<?> layout) {
     List<ColumnSpec> columns = layout.columns.stream().map(DeltaLakeMaintenance::byName).toList();
     return new TableLayout<>(
-        layout.name, (Class<Map<String, Object>>) (Class<?>) Map.class, columns, null);
+        layout.name,
+        (Class<Map<String, Object>>) (Class<?>) Map.class,
+        columns,
+        null,
+        layout.identity.stream().map(c -> c.name).toList());
   }
 
   @SuppressWarnings("unchecked")

@@ -76,7 +76,11 @@ public class DeltasRulesIdEvolutionTest {
     assertEquals("rules_id", columns.get(columns.size() - 1).name);
     TableLayout<DeltaRecord> before =
         new TableLayout<>(
-            DeltaLakeIO.DELTAS, DeltaRecord.class, columns.subList(0, columns.size() - 1), null);
+            DeltaLakeIO.DELTAS,
+            DeltaRecord.class,
+            columns.subList(0, columns.size() - 1),
+            null,
+            List.of("verdict_id"));
 
     commit(warehouse, before, "old-release", record("1", null));
     DeltaLog log =

@@ -165,10 +165,15 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       bucket.entries().put(naturalId, next);
     }
     if (entry == null || !entry.timerTarget().equals(next.timerTarget())) {
-      if (entry != null) {
+      // Add before removing, so that no map state is ever left empty and then written to: on
+      // Spark streaming an emptied MapState decodes as Collections.emptyMap() (Beam 2.70's
+      // MapCoder), whose put throws UnsupportedOperationException.
+      index(bucket, naturalId, next, elementTimestamp);
+      if (entry != null
+          && BucketClock.slotOf(entry.timerTarget(), grainMillis)
+              != BucketClock.slotOf(next.timerTarget(), grainMillis)) {
         unindex(bucket, naturalId, entry.timerTarget());
       }
-      index(bucket, naturalId, next, elementTimestamp);
     }
   }
 
@@ -251,6 +256,9 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       break;
     }
     if (next == null) {
+      // Cleared rather than left as empty maps: see pair() on Spark's emptied MapState.
+      bucket.entries().clear();
+      bucket.slots().clear();
       bucket.clock().clear();
       return;
     }

@@ -23,8 +23,6 @@ import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.options.Default;
-import org.apache.beam.sdk.options.Description;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -242,18 +240,8 @@ public final class ReconcilePipeline {
     return pipeline.run();
   }
 
-  /**
-   * The SparkRunner's {@code --storageLevel}, declared here with the same name, type and default
-   * as {@code SparkPipelineOptions#getStorageLevel} so that this module needs no compile
-   * dependency on the Spark runner: both views read and write the same option.
-   */
-  public interface SparkStorageOptions extends PipelineOptions {
-    @Description("Spark storage level of persisted PCollections (SparkRunner only)")
-    @Default.String(SPARK_DEFAULT_STORAGE_LEVEL)
-    String getStorageLevel();
-
-    void setStorageLevel(String value);
-  }
+  /** The Spark runner's options interface holding {@code storageLevel}. */
+  static final String SPARK_OPTIONS = "org.apache.beam.runners.spark.SparkCommonPipelineOptions";
 
   static final String SPARK_DEFAULT_STORAGE_LEVEL = "MEMORY_ONLY";
   static final String SPARK_SERIALIZED_STORAGE_LEVEL = "MEMORY_AND_DISK_SER";
@@ -263,17 +251,37 @@ public final class ReconcilePipeline {
    * level was chosen. ParseEvents' output has two consumers, so the classic SparkRunner persists
    * it, by default {@code MEMORY_ONLY} as live objects (payloads included) that are never
    * released: live heap grew with the input (7.5 GB at 1M records, bench/REPORT.md). {@code
-   * MEMORY_AND_DISK_SER} keeps coded bytes, several times smaller, and spills to disk when memory
-   * runs short. Only an explicit {@code --storageLevel} other than the default is kept.
+   * MEMORY_AND_DISK_SER} keeps coded bytes and spills to disk when memory runs short. Only an
+   * explicit {@code --storageLevel} other than the default is kept.
+   *
+   * <p>The option is reached through the runner's own interface by reflection: this module has no
+   * compile dependency on the Spark runner, and Beam rejects a second declaration of the property
+   * unless its {@code @Default} is the runner's own factory.
    */
   static void preferSerializedSparkStorage(PipelineOptions options) {
+    preferSerializedSparkStorage(options, SPARK_OPTIONS);
+  }
+
+  static void preferSerializedSparkStorage(PipelineOptions options, String optionsInterface) {
     String runner = options.getRunner() == null ? "" : options.getRunner().getSimpleName();
     if (!runner.contains("SparkRunner")) {
       return;
     }
-    SparkStorageOptions spark = options.as(SparkStorageOptions.class);
-    if (SPARK_DEFAULT_STORAGE_LEVEL.equals(spark.getStorageLevel())) {
-      spark.setStorageLevel(SPARK_SERIALIZED_STORAGE_LEVEL);
+    try {
+      Class<? extends PipelineOptions> sparkOptions =
+          Class.forName(optionsInterface, true, options.getRunner().getClassLoader())
+              .asSubclass(PipelineOptions.class);
+      Object view = options.as(sparkOptions);
+      Object level = sparkOptions.getMethod("getStorageLevel").invoke(view);
+      if (level == null || SPARK_DEFAULT_STORAGE_LEVEL.equals(level)) {
+        sparkOptions
+            .getMethod("setStorageLevel", String.class)
+            .invoke(view, SPARK_SERIALIZED_STORAGE_LEVEL);
+      }
+    } catch (ClassNotFoundException e) {
+      // A runner named like Spark's without Spark's options: nothing to set.
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot set the SparkRunner's storageLevel", e);
     }
   }
 

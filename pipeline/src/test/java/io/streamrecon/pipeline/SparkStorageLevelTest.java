@@ -2,28 +2,38 @@ package io.streamrecon.pipeline;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.pipeline.ReconcilePipeline.SparkStorageOptions;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.PipelineRunner;
+import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.Test;
 
 /**
  * On the SparkRunner the pipeline persists serialized (issue 9, point 5); elsewhere it leaves the
- * option alone, and an explicit level is kept. That the option is the Spark runner's own is shown
- * by {@code SparkRunnerScenarioTest}, which runs with both views registered.
+ * option alone, and an explicit level is kept. The Spark runner is not on this module's class
+ * path, so a stand-in interface plays its options here; {@code SparkRunnerScenarioTest} runs the
+ * same code against the real {@code SparkCommonPipelineOptions}.
  */
 public class SparkStorageLevelTest {
   /** Only its simple name matters. */
   abstract static class FakeSparkRunner extends PipelineRunner<PipelineResult> {}
 
+  /** The Spark runner's storageLevel, as SparkCommonPipelineOptions declares it. */
+  public interface StandInSparkOptions extends PipelineOptions {
+    @Default.String("MEMORY_ONLY")
+    String getStorageLevel();
+
+    void setStorageLevel(String value);
+  }
+
   private static String levelAfter(Class<? extends PipelineRunner<?>> runner, String... args) {
-    PipelineOptions o = PipelineOptionsFactory.fromArgs(args).withValidation().create();
+    PipelineOptionsFactory.register(StandInSparkOptions.class);
+    PipelineOptions o = PipelineOptionsFactory.fromArgs(args).create();
     o.setRunner(runner);
-    ReconcilePipeline.preferSerializedSparkStorage(o);
-    return o.as(SparkStorageOptions.class).getStorageLevel();
+    ReconcilePipeline.preferSerializedSparkStorage(o, StandInSparkOptions.class.getName());
+    return o.as(StandInSparkOptions.class).getStorageLevel();
   }
 
   @Test
@@ -33,12 +43,19 @@ public class SparkStorageLevelTest {
 
   @Test
   public void anExplicitLevelIsKept() {
-    PipelineOptionsFactory.register(SparkStorageOptions.class);
     assertEquals("DISK_ONLY", levelAfter(FakeSparkRunner.class, "--storageLevel=DISK_ONLY"));
   }
 
   @Test
   public void otherRunnersAreLeftAlone() {
     assertEquals("MEMORY_ONLY", levelAfter(DirectRunner.class));
+  }
+
+  @Test
+  public void withoutSparkOnTheClassPathNothingHappens() {
+    PipelineOptions o = PipelineOptionsFactory.create();
+    o.setRunner(FakeSparkRunner.class);
+    ReconcilePipeline.preferSerializedSparkStorage(o); // the real interface: not found, no error
+    assertEquals(FakeSparkRunner.class, o.getRunner());
   }
 }

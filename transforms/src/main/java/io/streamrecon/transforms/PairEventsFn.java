@@ -45,9 +45,11 @@ import org.joda.time.Instant;
  * </ul>
  *
  * <p><b>Size</b>: an open entry with one kept event costs 21 bytes of map key (a 20-character id),
- * 66 bytes of entry and about 7 bytes of index (front-coded id and due offset): about 94 bytes,
- * measured by {@code PairingEntryCoderTest.stateOfAnOpenEntryIsAtMost100Bytes}. The clock is 10
- * bytes per non-empty bucket.
+ * 69 bytes of entry and 6 bytes of index (its id front-coded against its slot neighbour, and its
+ * due offset): 96 bytes, measured with these coders by {@code
+ * PairingEntryCoderTest.stateOfAnOpenEntryIsAtMost100Bytes}; an id sharing no prefix with its
+ * neighbour costs up to its length more in the index. The clock is about 10 bytes per non-empty
+ * bucket.
  *
  * <p><b>Cleared</b>: an entry (map entry and its index slot entry) when it expires, in the
  * {@code @OnTimer} callback; rule 5 replaces an entry and moves its index entry. When the last
@@ -165,10 +167,15 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       bucket.entries().put(naturalId, next);
     }
     if (entry == null || !entry.timerTarget().equals(next.timerTarget())) {
-      if (entry != null) {
+      // Add before removing, so that no map state is ever left empty and then written to: on
+      // Spark streaming an emptied MapState decodes as Collections.emptyMap() (Beam 2.70's
+      // MapCoder), whose put throws UnsupportedOperationException.
+      index(bucket, naturalId, next, elementTimestamp);
+      if (entry != null
+          && BucketClock.slotOf(entry.timerTarget(), grainMillis)
+              != BucketClock.slotOf(next.timerTarget(), grainMillis)) {
         unindex(bucket, naturalId, entry.timerTarget());
       }
-      index(bucket, naturalId, next, elementTimestamp);
     }
   }
 
@@ -251,6 +258,9 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       break;
     }
     if (next == null) {
+      // Cleared rather than left as empty maps: see pair() on Spark's emptied MapState.
+      bucket.entries().clear();
+      bucket.slots().clear();
       bucket.clock().clear();
       return;
     }

@@ -20,7 +20,7 @@ import org.joda.time.Instant;
  * {@code t0} (3 bytes for a 10 minute timeout), then per kept event: its event time as an offset
  * from {@code t0} (1 byte when it opened the entry), its hash (33 bytes for a SHA-256), the
  * pointer's table version, data file (19 bytes for a {@code DeltaLakeIO} file) and row. The side
- * is implied by the flag. One kept event with a {@code DeltaLakeIO} pointer is 66 bytes in all
+ * is implied by the flag. One kept event with a {@code DeltaLakeIO} pointer is 69 bytes in all
  * ({@code PairingEntryCoderTest}).
  */
 final class PairingEntryCoder extends AtomicCoder<PairingEntry> {

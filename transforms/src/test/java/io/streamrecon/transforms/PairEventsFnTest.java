@@ -277,11 +277,16 @@ public class PairEventsFnTest {
     }
   }
 
-  /** A map state that keeps only encoded keys and values. */
+  /**
+   * A map state that keeps only encoded keys and values, and fails a put into a map emptied by
+   * remove, as Spark streaming's does in Beam 2.70 (its MapCoder decodes an empty map as {@code
+   * Collections.emptyMap()}).
+   */
   private static final class EncodedMap<K, V> implements MapState<K, V> {
     private final Coder<K> keyCoder;
     private final Coder<V> valueCoder;
     private final Map<String, byte[]> map = new TreeMap<>();
+    private boolean emptiedByRemove;
 
     EncodedMap(Coder<K> keyCoder, Coder<V> valueCoder) {
       this.keyCoder = keyCoder;
@@ -298,6 +303,9 @@ public class PairEventsFnTest {
 
     @Override
     public void put(K key, V value) {
+      if (emptiedByRemove) {
+        throw new UnsupportedOperationException("put into an emptied map (as on Spark)");
+      }
       map.put(k(key), encode(valueCoder, value));
     }
 
@@ -309,6 +317,7 @@ public class PairEventsFnTest {
     @Override
     public void remove(K key) {
       map.remove(k(key));
+      emptiedByRemove = map.isEmpty();
     }
 
     @Override
@@ -345,6 +354,7 @@ public class PairEventsFnTest {
     @Override
     public void clear() {
       map.clear();
+      emptiedByRemove = false;
     }
   }
 

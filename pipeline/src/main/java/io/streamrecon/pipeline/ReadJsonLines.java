@@ -21,7 +21,8 @@ import org.joda.time.Instant;
 
 /**
  * Reads JSON Lines files (a path or glob on any Beam file system, compressed files by extension)
- * into one {@link RawInput} per non-blank line, with the file and 1-based line number as its
+ * into one {@link RawInput} per non-blank line (every line is counted as input; blank lines, only
+ * spaces, tabs or a carriage return, are counted as {@link Summary#blankLineCounter} and skipped), with the file and 1-based line number as its
  * {@link Origin} and the read time as record time. Lines are streamed, never whole files; a line
  * longer than {@code maxEventBytes} is cut after {@code maxEventBytes + 1} bytes, so parsing
  * rejects it as too large without it ever being held whole.
@@ -76,11 +77,13 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
     private final Side side;
     private final int maxLineBytes;
     private final Counter lines;
+    private final Counter blankLines;
 
     ReadLinesFn(Side side, int maxEventBytes) {
       this.side = side;
       this.maxLineBytes = maxEventBytes + 1;
       this.lines = Metrics.counter(Summary.NAMESPACE, Summary.inputCounter(side));
+      this.blankLines = Metrics.counter(Summary.NAMESPACE, Summary.blankLineCounter(side));
     }
 
     @ProcessElement
@@ -92,10 +95,12 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
         long lineNumber = 0;
         for (byte[] bytes = reader.next(); bytes != null; bytes = reader.next()) {
           lineNumber++;
+          lines.inc();
           if (isBlank(bytes)) {
+            // Not an event, but not silently dropped either: the summary accounts for it.
+            blankLines.inc();
             continue;
           }
-          lines.inc();
           out.output(new RawInput(side, bytes, Origin.fileLine(name, lineNumber), Instant.now()));
         }
       }

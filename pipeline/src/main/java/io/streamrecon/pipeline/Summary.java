@@ -15,12 +15,15 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  * The counts of a run (SPEC §7) and the two identities they must satisfy:
  *
  * <pre>
- *   input  = dead letters + raw events
+ *   input  = blank lines + dead letters + raw events
  *   raw    = late + duplicate + superseded + events in verdicts
  * </pre>
  *
- * Counts come from Beam metrics in the namespace {@value #NAMESPACE}: the pipeline's own counters
- * (input, dead letters, raw events) and those of {@code PairEvents}.
+ * Input counts every line of a file (blank ones included) and every Kafka record; a blank line is
+ * not an event and ends nowhere else, so it has its own count. Counts come from Beam metrics in the
+ * namespace {@value #NAMESPACE}: the pipeline's own counters (input, blank lines, dead letters, raw
+ * events), those of {@code PairEvents}, and the raw events a Delta Lake write recognised as copies
+ * of rows its job stored before (a replay after a restore; shown, not part of the identities).
  */
 public record Summary(Map<String, Long> counts) {
   /** The metrics namespace of every streamrecon counter. */
@@ -34,6 +37,12 @@ public record Summary(Map<String, Long> counts) {
    * counted them as {@code mismatch}; the summary moves them to match, so counts still add up.
    */
   public static final String MATCH_WITHIN_TOLERANCE = "match_within_tolerance";
+
+  /**
+   * Counter of raw events the raw_events write did not store again because the same job had stored
+   * them (a replayed Kafka record); their pointers name the stored row. Kept by DeltaLakeIO.
+   */
+  public static final String RAW_EVENTS_RECOGNISED = "deltalake_copies_recognised_raw_events";
 
   /** The counters PairEvents keeps (CONTRACTS.md), and Diff's tolerance counter. */
   public static final List<String> PAIRING =
@@ -57,6 +66,11 @@ public record Summary(Map<String, Long> counts) {
     return "summary_input_" + side.name().toLowerCase(Locale.ROOT);
   }
 
+  /** Counter of blank lines skipped in a side's JSON Lines files. */
+  public static String blankLineCounter(Side side) {
+    return "summary_blank_lines_" + side.name().toLowerCase(Locale.ROOT);
+  }
+
   /** Counter of dead letters for a side. */
   public static String deadLetterCounter(Side side) {
     return "summary_dead_letters_" + side.name().toLowerCase(Locale.ROOT);
@@ -69,9 +83,13 @@ public record Summary(Map<String, Long> counts) {
       names.add(inputCounter(s));
     }
     for (Side s : Side.values()) {
+      names.add(blankLineCounter(s));
+    }
+    for (Side s : Side.values()) {
       names.add(deadLetterCounter(s));
     }
     names.add(RAW_EVENTS);
+    names.add(RAW_EVENTS_RECOGNISED);
     names.addAll(PAIRING);
     return names;
   }
@@ -131,6 +149,11 @@ public record Summary(Map<String, Long> counts) {
     return get(inputCounter(Side.SOURCE)) + get(inputCounter(Side.TARGET));
   }
 
+  /** Blank lines skipped over both sides. */
+  public long blankLines() {
+    return get(blankLineCounter(Side.SOURCE)) + get(blankLineCounter(Side.TARGET));
+  }
+
   /** Dead letters over both sides. */
   public long deadLetters() {
     return get(deadLetterCounter(Side.SOURCE)) + get(deadLetterCounter(Side.TARGET));
@@ -141,9 +164,9 @@ public record Summary(Map<String, Long> counts) {
     return get(RAW_EVENTS);
   }
 
-  /** True when input = dead letters + raw events. */
+  /** True when input = blank lines + dead letters + raw events. */
   public boolean inputAddsUp() {
-    return input() == deadLetters() + raw();
+    return input() == blankLines() + deadLetters() + raw();
   }
 
   /** True when raw events = late + duplicate + superseded + events in verdicts. */
@@ -179,9 +202,14 @@ public record Summary(Map<String, Long> counts) {
     b.append("streamrecon summary\n");
     row(b, "input lines/records, source", get(inputCounter(Side.SOURCE)));
     row(b, "input lines/records, target", get(inputCounter(Side.TARGET)));
+    row(b, "blank lines, source", get(blankLineCounter(Side.SOURCE)));
+    row(b, "blank lines, target", get(blankLineCounter(Side.TARGET)));
     row(b, "dead letters, source", get(deadLetterCounter(Side.SOURCE)));
     row(b, "dead letters, target", get(deadLetterCounter(Side.TARGET)));
     row(b, "raw events", raw());
+    if (get(RAW_EVENTS_RECOGNISED) > 0) {
+      row(b, "  of which replayed copies", get(RAW_EVENTS_RECOGNISED));
+    }
     row(b, "match", match());
     if (get(MATCH_WITHIN_TOLERANCE) > 0) {
       row(b, "  of which within tolerance", get(MATCH_WITHIN_TOLERANCE));
@@ -196,7 +224,9 @@ public record Summary(Map<String, Long> counts) {
     if (addsUp()) {
       b.append("counts add up: input ")
           .append(input())
-          .append(" = dead letters ")
+          .append(" = blank lines ")
+          .append(blankLines())
+          .append(" + dead letters ")
           .append(deadLetters())
           .append(" + raw events ")
           .append(raw())
@@ -207,11 +237,12 @@ public record Summary(Map<String, Long> counts) {
         b.append(
             String.format(
                 Locale.ROOT,
-                "!!! input %d != dead letters %d + raw events %d (gap %d)%n",
+                "!!! input %d != blank lines %d + dead letters %d + raw events %d (gap %d)%n",
                 input(),
+                blankLines(),
                 deadLetters(),
                 raw(),
-                input() - deadLetters() - raw()));
+                input() - blankLines() - deadLetters() - raw()));
       }
       if (!rawAddsUp()) {
         long accounted =

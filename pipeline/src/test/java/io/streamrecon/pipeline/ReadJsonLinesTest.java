@@ -57,7 +57,27 @@ public class ReadJsonLinesTest {
     expected.add("TARGET b.jsonl:2 true {\"id\":4}");
     expected.add("TARGET b.jsonl:1 true 012345678");
     PAssert.that(described).containsInAnyOrder(expected);
-    p.run().waitUntilFinish();
+    org.apache.beam.sdk.PipelineResult result = p.run();
+    result.waitUntilFinish();
+    // Every line is input; the two blank lines of a.jsonl are counted, not silently dropped.
+    assertEquals(7, counter(result, Summary.inputCounter(Side.TARGET)));
+    assertEquals(2, counter(result, Summary.blankLineCounter(Side.TARGET)));
+  }
+
+  private static long counter(org.apache.beam.sdk.PipelineResult result, String name) {
+    long sum = 0;
+    for (org.apache.beam.sdk.metrics.MetricResult<Long> c :
+        result
+            .metrics()
+            .queryMetrics(
+                org.apache.beam.sdk.metrics.MetricsFilter.builder()
+                    .addNameFilter(
+                        org.apache.beam.sdk.metrics.MetricNameFilter.named(Summary.NAMESPACE, name))
+                    .build())
+            .getCounters()) {
+      sum += c.getCommitted(); // attempted values may lag the end of a DirectRunner run
+    }
+    return sum;
   }
 
   @Test

@@ -55,4 +55,19 @@ public class SummaryTest {
     assertFalse(s.rawAddsUp());
     assertThat(s.format(), containsString("raw events 16 != late + duplicate"));
   }
+
+  @Test
+  public void blankLinesAreInputThatTheSummaryAccountsFor() {
+    Map<String, Long> m = balanced();
+    m.put(Summary.inputCounter(Side.SOURCE), 13L);
+    m.put(Summary.blankLineCounter(Side.SOURCE), 3L);
+    Summary s = new Summary(m);
+    assertTrue(s.addsUp());
+    assertThat(s.format(), containsString("blank lines, source"));
+    assertThat(s.format(), containsString("= blank lines 3 + dead letters 3 + raw events 16"));
+    // A blank line read but not counted as blank would be a gap.
+    m.put(Summary.blankLineCounter(Side.SOURCE), 2L);
+    assertFalse(new Summary(m).inputAddsUp());
+    assertThat(new Summary(m).format(), containsString("(gap 1)"));
+  }
 }

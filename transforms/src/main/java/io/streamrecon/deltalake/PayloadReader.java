@@ -101,7 +101,14 @@ final class PayloadReader {
         e.getValue().values().forEach(gone::addAll);
         continue;
       }
-      readRows(input, e.getValue(), result, listener);
+      try {
+        readRows(input, e.getValue(), result, listener);
+      } catch (FileNotFoundException notFound) {
+        // Deleted between the check and the open.
+        e.getValue().values().forEach(gone::addAll);
+      } catch (IOException | RuntimeException damaged) {
+        throw unreadable(e.getKey(), e.getValue().values().iterator().next().get(0), countOf(e.getValue()), damaged);
+      }
     }
     if (!gone.isEmpty()) {
       readByKey(gone, result, listener);
@@ -224,7 +231,14 @@ final class PayloadReader {
     for (Map.Entry<String, List<Pointer>> e : candidates.entrySet()) {
       List<Pointer> open = e.getValue().stream().filter(p -> !result.containsKey(p)).toList();
       if (!open.isEmpty()) {
-        findInFile(new Path(tableRoot, e.getKey()), open, result, listener);
+        try {
+          findInFile(new Path(tableRoot, e.getKey()), open, result, listener);
+        } catch (FileNotFoundException notFound) {
+          // A file of the snapshot deleted from storage (the pointer's own, or another): its rows
+          // cannot be the fallback; the check below fails if no other file has them.
+        } catch (IOException | RuntimeException damaged) {
+          throw unreadable(e.getKey(), open.get(0), open.size(), damaged);
+        }
       }
     }
     for (Pointer p : gone) {
@@ -238,6 +252,35 @@ final class PayloadReader {
                 + p.sha256());
       }
     }
+  }
+
+  private static int countOf(NavigableMap<Long, List<Pointer>> wanted) {
+    int n = 0;
+    for (List<Pointer> ps : wanted.values()) {
+      n += ps.size();
+    }
+    return n;
+  }
+
+  /**
+   * A data file that exists but cannot be read (truncated, overwritten, not Parquet): the payload
+   * behind the pointer is unknown, so the bundle fails with a message naming the pointer rather
+   * than a verdict being made without it.
+   */
+  private static IllegalStateException unreadable(
+      String dataFile, Pointer first, int pointers, Exception cause) {
+    return new IllegalStateException(
+        "raw event "
+            + first.describe()
+            + (pointers > 1 ? " (and " + (pointers - 1) + " more pointers into it)" : "")
+            + " cannot be read: data file "
+            + dataFile
+            + " is damaged ("
+            + cause.getClass().getSimpleName()
+            + ": "
+            + cause.getMessage()
+            + "); restore the file or its table version",
+        cause);
   }
 
   private static boolean partitionAdmits(AddFile file, Pointer p) {

@@ -122,6 +122,8 @@ public class DeltaLakeSparkReadTest {
             .config("spark.sql.shuffle.partitions", "2")
             // Delta rebuilds table state with 50 tasks by default; these tables are tiny.
             .config("spark.databricks.delta.snapshotPartitions", "2")
+            // VACUUM lists files in this many tasks (default 10,000: minutes on 2 cores).
+            .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")
             .config("spark.sql.adaptive.enabled", "false")
             .config("spark.sql.session.timeZone", "UTC")
             .config("spark.driver.host", "127.0.0.1")
@@ -255,7 +257,7 @@ public class DeltaLakeSparkReadTest {
       Map<String, String> params = h.getJavaMap(2);
       assertEquals("Append", params.get("mode"));
       assertEquals("[\"side\",\"event_date\"]", params.get("partitionBy"));
-      assertThat(h.getString(3), containsString(" txn "));
+      assertThat(h.getString(3), containsString(" pane "));
       assertThat(h.getString(4), containsString("streamrecon"));
     }
     for (String t : List.of(DeltaLakeIO.DELTAS, DeltaLakeIO.DEAD_LETTERS, DeltaLakeIO.LATE_EVENTS)) {

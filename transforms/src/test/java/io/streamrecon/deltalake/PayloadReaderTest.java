@@ -202,4 +202,51 @@ public class PayloadReaderTest {
             () -> new PayloadReader(new Configuration(), warehouse).read(List.of(gone), new Counts()));
     assertThat(e.getMessage(), containsString("not found"));
   }
+
+  /** A data file cut short (a partial copy, a disk error): the read fails naming the pointer. */
+  @Test
+  public void aTruncatedDataFileFailsNamingThePointer() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<EventRef> refs =
+        RawEventsFixture.commit(warehouse, "app", 0, TestEvents.events(Side.SOURCE, "s", 30, TestEvents.T0));
+    Pointer p = refs.get(7).pointer();
+    java.nio.file.Path file = tmp.getRoot().toPath().resolve("raw_events").resolve(p.dataFile());
+    byte[] bytes = java.nio.file.Files.readAllBytes(file);
+    java.nio.file.Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+    // Hadoop's local file system would otherwise report the checksum, not the file.
+    java.nio.file.Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
+
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> new PayloadReader(new Configuration(), warehouse).read(List.of(p), new Counts()));
+    assertThat(e.getMessage(), containsString(p.describe()));
+    assertThat(e.getMessage(), containsString("damaged"));
+  }
+
+  /** The file is deleted and no other row has the key: the read fails naming the pointer. */
+  @Test
+  public void aDeletedDataFileWithoutAFallbackRowFailsNamingThePointer() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<EventRef> refs =
+        RawEventsFixture.commit(warehouse, "app", 0, TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0));
+    // Another file of the same partition, whose stats admit the key but which lacks the row.
+    List<Event> others = new ArrayList<>(TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0.plus(1)));
+    others.remove(2);
+    RawEventsFixture.commit(warehouse, "app", 1, others);
+    Pointer p = refs.get(2).pointer();
+    java.nio.file.Path file = tmp.getRoot().toPath().resolve("raw_events").resolve(p.dataFile());
+    java.nio.file.Files.delete(file);
+    java.nio.file.Files.deleteIfExists(file.resolveSibling("." + file.getFileName() + ".crc"));
+
+    Counts counts = new Counts();
+    IllegalStateException e =
+        assertThrows(
+            IllegalStateException.class,
+            () -> new PayloadReader(new Configuration(), warehouse).read(List.of(p), counts));
+    assertThat(e.getMessage(), containsString(p.describe()));
+    assertThat(e.getMessage(), containsString("not found"));
+    assertEquals(1, counts.fallbacks);
+    assertEquals("the other file was searched", 1, counts.opens);
+  }
 }

@@ -46,7 +46,9 @@ public final class KcatProducer implements AutoCloseable {
 
   private static List<String> command(String bootstrap, String topic) {
     return new java.util.ArrayList<>(
-        List.of(requireKcat(), "-P", "-b", bootstrap, "-t", topic, "-K", "\\x1f"));
+        // -E: a broker outage is a non-fatal error that kcat waits out, as a real producer does
+        // (without it kcat exits once all brokers are down).
+        List.of(requireKcat(), "-P", "-E", "-b", bootstrap, "-t", topic, "-K", "\\x1f"));
   }
 
   /** Produces {@code lines} at {@code perSecond} lines a second, then closes kcat's input. */

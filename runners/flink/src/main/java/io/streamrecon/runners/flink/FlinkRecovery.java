@@ -37,8 +37,9 @@ public final class FlinkRecovery implements RunnerRecovery {
   public static final long DEFAULT_CHECKPOINTING_INTERVAL_MS = 5_000;
 
   /**
-   * State backend when none is given, chosen by measurement (README, "Faults and recovery"): the
-   * pairing state is metadata only, small enough for the heap.
+   * State backend when none is given, chosen by measurement (README, "Faults and recovery"): with
+   * 20,000 open entries both backends checkpoint about 5 MB in a few hundred ms, and the heap one
+   * needs no 40 MB native library.
    */
   public static final String DEFAULT_STATE_BACKEND = "filesystem";
 

@@ -40,7 +40,8 @@ public class StateBackendMeasurement {
       java.time.Instant now = java.time.Instant.now();
       produce(broker, "src", CrashHarness.live(g.sourceLines(), now, "s"), dir);
       produce(broker, "tgt", CrashHarness.live(g.targetLines(), now, "t"), dir);
-      for (String backend : List.of("filesystem", "rocksdb")) {
+      for (String backend :
+          System.getProperty("streamrecon.backends", "filesystem,rocksdb").split(",")) {
         run(broker, backend, dir, g.sourceLines().size() + g.targetLines().size());
       }
     }
@@ -75,12 +76,10 @@ public class StateBackendMeasurement {
     long start = System.nanoTime();
     Process p = ChildProcesses.start(cmd, log);
     try {
-      // Run until every record is stored, then for three more checkpoints.
-      ChildProcesses.await("every record stored with " + backend, 400, p, log,
-          () -> stored(log) >= records);
-      int after = completed(log).size() + 3;
-      ChildProcesses.await("three more checkpoints with " + backend, 120, p, log,
-          () -> completed(log).size() >= after);
+      // 20 checkpoints at 5 s: on this machine the state stops growing by about the 9th, once
+      // every record is read (Flink's progress line is not available to poll here).
+      ChildProcesses.await("20 checkpoints with " + backend, 400, p, log,
+          () -> completed(log).size() >= 20);
     } finally {
       ChildProcesses.kill(p);
     }
@@ -89,25 +88,6 @@ public class StateBackendMeasurement {
     for (String c : completed(log)) {
       System.out.println("  " + backend + " " + c);
     }
-  }
-
-  private static final Pattern PROGRESS =
-      Pattern.compile("progress: input (\\d+), dead letters (\\d+), raw events (\\d+)");
-
-  /** Inputs stored so far, from the run's last progress line (cheaper than reading the tables). */
-  private static long stored(Path log) {
-    long n = 0;
-    try {
-      for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-        Matcher m = PROGRESS.matcher(line);
-        if (m.find()) {
-          n = Long.parseLong(m.group(2)) + Long.parseLong(m.group(3));
-        }
-      }
-    } catch (java.io.IOException e) {
-      return 0;
-    }
-    return n;
   }
 
   private static List<String> completed(Path log) {

@@ -198,9 +198,11 @@ public final class ReconcilePipeline {
     ReconcileSettings s = ReconcileSettings.from(options);
     PipelineResult result = start(options);
     ScheduledExecutorService progress = startProgress(result, s);
+    StopOnSignal stop = StopOnSignal.install(result);
     try {
       result.waitUntilFinish();
     } finally {
+      stop.finished();
       if (progress != null) {
         progress.shutdownNow();
       }

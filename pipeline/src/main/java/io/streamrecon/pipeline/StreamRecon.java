@@ -60,6 +60,7 @@ public final class StreamRecon implements Callable<Integer> {
 
   /** Runs a command line and returns its exit code (for tests). */
   public static int execute(String... args) {
+    args = applyVerbosity(args);
     CommandLine cli = new CommandLine(new StreamRecon());
     cli.setUnmatchedOptionsArePositionalParams(true);
     cli.getSubcommands().get("run").setUnmatchedOptionsArePositionalParams(true);
@@ -75,6 +76,27 @@ public final class StreamRecon implements Callable<Integer> {
           return EXIT_USAGE;
         });
     return cli.execute(args);
+  }
+
+  /**
+   * Removes {@code --verbose} (valid before or after the command) and, when present, turns on
+   * INFO for every library on slf4j-simple (the runnable jar's back end; its file says WARN). On
+   * a Spark or Flink distribution the runners' main classes decide the log4j 2 levels.
+   */
+  static String[] applyVerbosity(String[] args) {
+    List<String> kept = new ArrayList<>();
+    boolean verbose = false;
+    for (String a : args) {
+      if (a.equals("--verbose") || a.equals("--verbose=true")) {
+        verbose = true;
+      } else if (!a.equals("--verbose=false")) {
+        kept.add(a);
+      }
+    }
+    if (verbose) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "info");
+    }
+    return kept.toArray(new String[0]);
   }
 
   @Override

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -85,14 +86,18 @@ final class Distribution {
     final Path err;
 
     Child(List<String> command, Path logDir, String name) throws IOException {
+      this(command, logDir, name, Map.of());
+    }
+
+    Child(List<String> command, Path logDir, String name, Map<String, String> env)
+        throws IOException {
       Files.createDirectories(logDir);
       out = logDir.resolve(name + ".out");
       err = logDir.resolve(name + ".err");
-      process =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .start();
+      ProcessBuilder pb =
+          new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+      pb.environment().putAll(env);
+      process = pb.start();
     }
 
     /** Waits with a deadline; returns the exit code, or fails naming the logs. */

@@ -15,6 +15,7 @@ public final class SparkMain {
 
   /** Runs and exits with the run's code (0 = done and counts add up). */
   public static void main(String[] args) {
+    QuietLogs.apply(args);
     List<String> all = new ArrayList<>();
     all.add("run");
     boolean hasRunner = false;

@@ -1,6 +1,7 @@
 package io.streamrecon.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.JsonDiff;
@@ -30,12 +31,13 @@ import org.joda.time.Instant;
  * with {@link Pairing} keeping each payload inline, diffs every emitted MISMATCH with {@link
  * JsonDiff}. It reads file i of both sides as micro-batch i, handles a micro-batch's events in
  * event-time order and moves its watermark between micro-batches as the Spark peer does, so it
- * reports the streaming counts.
+ * reports the streaming counts. With {@code --rules} it measures the cost of comparison rules.
  */
 final class BareContender {
   private final Expected expected;
   private final Path dataDir;
-  private final EventParser parser = new EventParser(ParseConfig.defaults());
+  private final ComparisonRules rules;
+  private final EventParser parser;
 
   long duplicates;
   long superseded;
@@ -44,12 +46,23 @@ final class BareContender {
   long mismatchesEmitted;
   long differences;
   long parseErrors;
+  long matchesWithinTolerance;
   long maxOpenEntries;
   final Map<Status, Long> finals = new HashMap<>();
 
   BareContender(Path dataDir, Expected expected) {
+    this(dataDir, expected, ComparisonRules.none());
+  }
+
+  /**
+   * With comparison rules (SPEC §3a): parsing normalises before hashing, every MISMATCH is diffed
+   * under the rules, and one whose diff is empty (within tolerance) counts as a MATCH.
+   */
+  BareContender(Path dataDir, Expected expected, ComparisonRules rules) {
     this.dataDir = dataDir;
     this.expected = expected;
+    this.rules = rules;
+    this.parser = new EventParser(ParseConfig.defaults(), rules);
   }
 
   /** Runs the whole data set; returns final verdict counts. */
@@ -147,7 +160,12 @@ final class BareContender {
       try {
         JsonNode s = JsonSupport.parse(source.ref());
         JsonNode t = JsonSupport.parse(target.ref());
-        List<Difference> diff = JsonDiff.diff(s, t);
+        JsonDiff.Result result = JsonDiff.diff(s, t, rules);
+        List<Difference> diff = result.differences();
+        if (diff.isEmpty() && result.withinTolerance() > 0) {
+          matchesWithinTolerance++;
+          return;
+        }
         if (diff.isEmpty()) {
           throw new IllegalStateException("hashes differ but no difference for " + naturalId);
         }

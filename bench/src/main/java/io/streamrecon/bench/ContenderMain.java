@@ -27,6 +27,9 @@ public final class ContenderMain implements Callable<Integer> {
   @Option(names = "--result", required = true, description = "where to write the result JSON")
   Path result;
 
+  @Option(names = "--rules", description = "comparison rules file (bare contender only)")
+  Path rules;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new ContenderMain()).execute(args));
   }
@@ -41,14 +44,31 @@ public final class ContenderMain implements Callable<Integer> {
       long start = System.nanoTime();
       switch (contender) {
         case "bare" -> {
-          BareContender bare = new BareContender(data, expected);
+          BareContender bare =
+              new BareContender(
+                  data,
+                  expected,
+                  rules == null
+                      ? io.streamrecon.json.ComparisonRules.none()
+                      : io.streamrecon.json.ComparisonRules.fromFile(rules.toString()));
+          java.lang.management.ThreadMXBean threads =
+              java.lang.management.ManagementFactory.getThreadMXBean();
+          long cpuStart = threads.getCurrentThreadCpuTime();
           VerdictCounts counts = bare.run();
           double wall = (System.nanoTime() - start) / 1e9;
+          // The bare contender is one thread: its CPU time is the cost of the logic, whatever
+          // else the machine runs (wall time on a shared machine is noisy).
+          double cpu = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
           Map<String, Object> extra = new LinkedHashMap<>();
           extra.put("superseded", bare.superseded);
           extra.put("differences", bare.differences);
           extra.put("parseErrors", bare.parseErrors);
           extra.put("maxOpenEntries", bare.maxOpenEntries);
+          extra.put("threadCpuSeconds", cpu);
+          if (rules != null) {
+            extra.put("rules", rules.toString());
+            extra.put("matchesWithinTolerance", bare.matchesWithinTolerance);
+          }
           r = new RunResult("bare", name, "streaming", expected.records(), expected.events(),
               expected.payloadBytes(), wall, 0, heap.peak(), heap.peakLive(), 0, 0, 0,
               bare.mismatchesEmitted, bare.matchesEmitted, counts, extra);
@@ -93,8 +113,18 @@ public final class ContenderMain implements Callable<Integer> {
     }
     r.write(result);
     System.out.printf(
-        "%s %s: %.1f s, %.0f events/s, %s%n",
-        r.contender(), name, r.wallSeconds(), r.eventsPerSecond(), r.counts().brief());
+        "%s %s: %.1f s, %.0f events/s, %s%s%n",
+        r.contender(),
+        name,
+        r.wallSeconds(),
+        r.eventsPerSecond(),
+        r.counts().brief(),
+        r.extra().containsKey("threadCpuSeconds")
+            ? String.format(
+                " (thread CPU %.1f s, %.0f events per CPU second)",
+                (double) r.extra().get("threadCpuSeconds"),
+                r.events() / (double) r.extra().get("threadCpuSeconds"))
+            : "");
     return 0;
   }
 }

@@ -84,6 +84,19 @@ public class RulesPipelineTest {
     return sum;
   }
 
+  /** Standard output of a CLI command that must succeed. */
+  private static String stdout(String... args) {
+    java.io.PrintStream old = System.out;
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      assertEquals(0, StreamRecon.execute(args));
+    } finally {
+      System.setOut(old);
+    }
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   private Path writeRules() throws Exception {
     Path rules = tmp.newFile("rules.json").toPath();
     Files.writeString(rules, RULES);
@@ -148,6 +161,17 @@ public class RulesPipelineTest {
     assertJudgedUnderRules(deltas(withRules), rulesId, 2);
     // The run keeps its rules in the warehouse for explain.
     assertEquals(rulesId, RulesArchive.load(withRules.toString(), rulesId).id());
+    String explained =
+        stdout("explain", "--naturalId=o3", "--warehouse=" + withRules);
+    assertTrue(explained, explained.contains("comparison rules " + rulesId));
+    assertTrue(explained, explained.contains("rename /customerName (source) -> /customer/name"));
+    assertTrue(explained, explained.contains("tolerance /total abs 0.01"));
+    assertTrue(
+        explained,
+        explained.contains(
+            "under these rules: 1 difference(s)\n  {\"path\":\"/items/1/qty\",\"kind\":\"CHANGED\""));
+    String shown = stdout("show", "deltas", "--warehouse=" + withRules);
+    assertEquals(shown, 3, shown.split("\"rulesId\":\"" + rulesId + "\"", -1).length - 1);
 
     Path without = tmp.newFolder("without").toPath();
     ReconcilePipeline.Outcome plain =

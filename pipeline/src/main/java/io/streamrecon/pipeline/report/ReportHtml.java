@@ -459,7 +459,7 @@ final class ReportHtml {
       h3{font-size:17px;margin:20px 0 6px}
       .meta{color:#444;margin:0 0 8px}
       nav a{margin-right:14px;color:#0057a0}
-      code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,monospace;font-size:13px;word-break:break-word}
+      code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,monospace;font-size:13px;overflow-wrap:break-word}
       .cards{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}
       .card{background:#fff;border:1px solid #ccc;border-radius:6px;padding:10px 14px;min-width:150px}
       .card .label{font-size:14px;color:#333;display:flex;align-items:center;gap:6px}
@@ -482,7 +482,7 @@ final class ReportHtml {
       ul.legend li{display:flex;align-items:center;gap:6px}
       ul.diffs{margin:0;padding-left:16px}
       td.run code{white-space:nowrap;word-break:normal}
-      table.recent td:last-child{max-width:360px;overflow-wrap:anywhere}
+      table.recent td:last-child{max-width:360px}
       table.recent .cmd{white-space:normal}
       svg[data-chart]{display:block;max-width:100%;height:auto;background:#fff;border:1px solid #ddd;border-radius:6px;margin:6px 0}
       details{margin:6px 0}

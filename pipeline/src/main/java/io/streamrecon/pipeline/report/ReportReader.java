@@ -70,9 +70,15 @@ final class ReportReader {
   }
 
   private final Selection selection;
-  private final Map<String, long[]> runs = new TreeMap<>(); // see RunCounts field order
-  private static final int RAW_S = 0, RAW_T = 1, DEAD_S = 2, DEAD_T = 3, ROWS = 4, EVENTS = 5,
-      LATE = 6;
+  private final Map<String, long[]> runs = new TreeMap<>();
+  // Indexes into the per-run counters, in RunCounts' field order.
+  private static final int RAW_S = 0;
+  private static final int RAW_T = 1;
+  private static final int DEAD_S = 2;
+  private static final int DEAD_T = 3;
+  private static final int ROWS = 4;
+  private static final int EVENTS = 5;
+  private static final int LATE = 6;
 
   ReportReader(Selection selection) {
     this.selection = selection;
@@ -197,7 +203,7 @@ final class ReportReader {
   }
 
   private List<DeadLetterGroup> readDeadLetters(TableScan dead) {
-    Map<String, Object[]> groups = new HashMap<>(); // key -> {stage, error, count, sides, example}
+    Map<String, DeadAcc> groups = new HashMap<>();
     for (AddFile f : dead.files()) {
       if (!TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
         continue;
@@ -214,34 +220,17 @@ final class ReportReader {
             run(r)[sideIndex(side, DEAD_S, DEAD_T)]++;
             String stage = String.valueOf(TableScan.string(g, "stage"));
             String error = String.valueOf(TableScan.string(g, "error"));
-            Object[] grp =
+            DeadAcc acc =
                 groups.computeIfAbsent(
-                    stage + '\u0000' + error,
-                    k -> {
-                      String rawText = TableScan.string(g, "raw");
-                      String example =
-                          "base64".equals(TableScan.string(g, "raw_encoding"))
-                              ? "(not UTF-8; base64) " + rawText
-                              : rawText;
-                      return new Object[] {
-                        stage, error, new long[1], new TreeSet<String>(),
-                        Text.truncate(example == null ? "" : example, Text.VALUE_CODE_POINTS)
-                      };
-                    });
-            ((long[]) grp[2])[0]++;
-            @SuppressWarnings("unchecked")
-            Set<String> sides = (Set<String>) grp[3];
-            sides.add(side);
+                    stage + '\u0000' + error, k -> new DeadAcc(stage, error, example(g)));
+            acc.count++;
+            acc.sides.add(String.valueOf(side));
           });
     }
     List<DeadLetterGroup> out = new ArrayList<>();
-    for (Object[] g : groups.values()) {
-      @SuppressWarnings("unchecked")
-      Set<String> sides = (Set<String>) g[3];
+    for (DeadAcc a : groups.values()) {
       out.add(
-          new DeadLetterGroup(
-              (String) g[0], (String) g[1], ((long[]) g[2])[0], String.join(", ", sides),
-              (String) g[4]));
+          new DeadLetterGroup(a.stage, a.error, a.count, String.join(", ", a.sides), a.example));
     }
     out.sort(
         Comparator.comparingLong(DeadLetterGroup::count)
@@ -249,6 +238,31 @@ final class ReportReader {
             .thenComparing(DeadLetterGroup::stage)
             .thenComparing(DeadLetterGroup::error));
     return out;
+  }
+
+  /** A dead letter's raw input as the report shows it: cut, and marked when it is base64. */
+  private static String example(Group g) {
+    String raw = TableScan.string(g, "raw");
+    String text =
+        "base64".equals(TableScan.string(g, "raw_encoding"))
+            ? "(not UTF-8; base64) " + raw
+            : raw == null ? "" : raw;
+    return Text.truncate(text, Text.VALUE_CODE_POINTS);
+  }
+
+  /** Dead letters of one stage and error, while reading. */
+  private static final class DeadAcc {
+    final String stage;
+    final String error;
+    final String example;
+    final Set<String> sides = new TreeSet<>();
+    long count;
+
+    DeadAcc(String stage, String error, String example) {
+      this.stage = stage;
+      this.error = error;
+      this.example = example;
+    }
   }
 
   private Map<Long, Long> readLateEvents(TableScan late) {

@@ -88,10 +88,11 @@ final class ReportHtml {
           .append(Svg.swatch(s))
           .append(' ')
           .append(html(Svg.label(s)))
+          .append(s == Status.MATCH ? " (stored)" : "")
           .append("</div><div class=\"num\">")
           .append(count(d.finalVerdicts().get(s)))
           .append("</div><div class=\"sub\">")
-          .append(s == Status.MATCH ? "stored only with --emitMatches or when resolving" : "final verdicts")
+          .append(s == Status.MATCH ? "counted, not stored, without --emitMatches" : "final verdicts")
           .append("</div></div>");
     }
     card(b, "superseded verdicts", d.supersededVerdicts(), "replaced by a newer version's verdict");
@@ -140,7 +141,7 @@ final class ReportHtml {
         + "<th class=\"n\">verdict rows</th><th class=\"n\">events in stored verdicts</th>"
         + "<th class=\"n\">matched, duplicate or superseded</th></tr></thead><tbody>");
     for (RunCounts r : d.runs()) {
-      b.append("<tr><td><code>")
+      b.append("<tr><td class=\"run\"><code>")
           .append(html(r.runId()))
           .append("</code></td>");
       for (long v :
@@ -175,13 +176,17 @@ final class ReportHtml {
         .append(" of event time (the later of the two events), stacked by status.</p>");
     legend(b);
     List<String> labels = new ArrayList<>();
+    List<String> axisLabels = new ArrayList<>();
+    long stride = labelStride(t.unit(), t.size());
     for (int i = 0; i < t.size(); i++) {
-      labels.add(bucketLabel(t.unit(), t.firstBucket() + i * t.unit().millis));
+      long start = t.firstBucket() + i * t.unit().millis;
+      labels.add(bucketLabel(t.unit(), start));
+      axisLabels.add(Math.floorMod(start, stride) == 0 ? labels.get(i) : null);
     }
     b.append(
         Svg.stackedColumns(
             "timeline", "Final verdicts per " + t.unit().label + " of event time, by status",
-            t.counts(), labels));
+            t.counts(), labels, axisLabels));
     b.append("<details><summary>The same data as a table</summary><table><thead><tr><th>")
         .append(t.unit().label)
         .append(" (UTC)</th>");
@@ -205,6 +210,26 @@ final class ReportHtml {
       b.append("<li>").append(Svg.swatch(s)).append(' ').append(html(Svg.label(s))).append("</li>");
     }
     b.append("</ul>");
+  }
+
+  /**
+   * The time between two x-axis labels: a round multiple of the bucket width (5 min, 6 h, a week,
+   * ...) giving at most about eight labels, so labels fall on round times.
+   */
+  static long labelStride(TimeBuckets.Unit unit, int buckets) {
+    long[] multiples =
+        switch (unit) {
+          case MINUTE -> new long[] {1, 5, 10, 15, 30, 60, 120, 180, 360};
+          case HOUR -> new long[] {1, 2, 3, 6, 12, 24, 48, 72, 168};
+          case DAY -> new long[] {1, 2, 7, 14, 28, 56};
+          case WEEK -> new long[] {1, 2, 4, 8, 13, 26, 52, 104};
+        };
+    for (long m : multiples) {
+      if (buckets / m <= 8) {
+        return m * unit.millis;
+      }
+    }
+    return multiples[multiples.length - 1] * unit.millis;
   }
 
   private static String bucketLabel(TimeBuckets.Unit unit, long start) {
@@ -434,7 +459,7 @@ final class ReportHtml {
       h3{font-size:17px;margin:20px 0 6px}
       .meta{color:#444;margin:0 0 8px}
       nav a{margin-right:14px;color:#0057a0}
-      code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,monospace;font-size:13px;word-break:break-word}
+      code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,monospace;font-size:13px;overflow-wrap:break-word}
       .cards{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}
       .card{background:#fff;border:1px solid #ccc;border-radius:6px;padding:10px 14px;min-width:150px}
       .card .label{font-size:14px;color:#333;display:flex;align-items:center;gap:6px}
@@ -456,8 +481,8 @@ final class ReportHtml {
       ul.legend{list-style:none;padding:0;margin:6px 0;display:flex;gap:18px;flex-wrap:wrap}
       ul.legend li{display:flex;align-items:center;gap:6px}
       ul.diffs{margin:0;padding-left:16px}
-      .cmd{white-space:nowrap}
-      table.recent td:last-child{max-width:360px;overflow-wrap:anywhere}
+      td.run code{white-space:nowrap;word-break:normal}
+      table.recent td:last-child{max-width:360px}
       table.recent .cmd{white-space:normal}
       svg[data-chart]{display:block;max-width:100%;height:auto;background:#fff;border:1px solid #ddd;border-radius:6px;margin:6px 0}
       details{margin:6px 0}

@@ -70,9 +70,15 @@ final class ReportReader {
   }
 
   private final Selection selection;
-  private final Map<String, long[]> runs = new TreeMap<>(); // see RunCounts field order
-  private static final int RAW_S = 0, RAW_T = 1, DEAD_S = 2, DEAD_T = 3, ROWS = 4, EVENTS = 5,
-      LATE = 6;
+  private final Map<String, long[]> runs = new TreeMap<>();
+  // Indexes into the per-run counters, in RunCounts' field order.
+  private static final int RAW_S = 0;
+  private static final int RAW_T = 1;
+  private static final int DEAD_S = 2;
+  private static final int DEAD_T = 3;
+  private static final int ROWS = 4;
+  private static final int EVENTS = 5;
+  private static final int LATE = 6;
 
   ReportReader(Selection selection) {
     this.selection = selection;
@@ -101,12 +107,13 @@ final class ReportReader {
     countRawEvents(raw);
     List<DeadLetterGroup> deadLetters = readDeadLetters(dead);
     Map<Long, Long> latePerHour = readLateEvents(late);
-    DeltaPass pass = new DeltaPass(readSupersededIds(deltas));
-    for (AddFile f : deltas.files()) {
-      if (TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
-        deltas.scan(f, DELTA_COLUMNS, pass::row);
-      }
-    }
+    DeltaPass pass = scanDeltas(deltas, readSupersededIds(deltas));
+    pass.rowsByRun.forEach(
+        (r, c) -> {
+          long[] counts = run(r);
+          counts[ROWS] += c[0];
+          counts[EVENTS] += c[1];
+        });
     if (selection.runId() != null && !runs.containsKey(selection.runId())) {
       throw new IllegalArgumentException(
           "report: --runId="
@@ -196,7 +203,7 @@ final class ReportReader {
   }
 
   private List<DeadLetterGroup> readDeadLetters(TableScan dead) {
-    Map<String, Object[]> groups = new HashMap<>(); // key -> {stage, error, count, sides, example}
+    Map<String, DeadAcc> groups = new HashMap<>();
     for (AddFile f : dead.files()) {
       if (!TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
         continue;
@@ -213,34 +220,17 @@ final class ReportReader {
             run(r)[sideIndex(side, DEAD_S, DEAD_T)]++;
             String stage = String.valueOf(TableScan.string(g, "stage"));
             String error = String.valueOf(TableScan.string(g, "error"));
-            Object[] grp =
+            DeadAcc acc =
                 groups.computeIfAbsent(
-                    stage + '\u0000' + error,
-                    k -> {
-                      String rawText = TableScan.string(g, "raw");
-                      String example =
-                          "base64".equals(TableScan.string(g, "raw_encoding"))
-                              ? "(not UTF-8; base64) " + rawText
-                              : rawText;
-                      return new Object[] {
-                        stage, error, new long[1], new TreeSet<String>(),
-                        Text.truncate(example == null ? "" : example, Text.VALUE_CODE_POINTS)
-                      };
-                    });
-            ((long[]) grp[2])[0]++;
-            @SuppressWarnings("unchecked")
-            Set<String> sides = (Set<String>) grp[3];
-            sides.add(side);
+                    stage + '\u0000' + error, k -> new DeadAcc(stage, error, example(g)));
+            acc.count++;
+            acc.sides.add(String.valueOf(side));
           });
     }
     List<DeadLetterGroup> out = new ArrayList<>();
-    for (Object[] g : groups.values()) {
-      @SuppressWarnings("unchecked")
-      Set<String> sides = (Set<String>) g[3];
+    for (DeadAcc a : groups.values()) {
       out.add(
-          new DeadLetterGroup(
-              (String) g[0], (String) g[1], ((long[]) g[2])[0], String.join(", ", sides),
-              (String) g[4]));
+          new DeadLetterGroup(a.stage, a.error, a.count, String.join(", ", a.sides), a.example));
     }
     out.sort(
         Comparator.comparingLong(DeadLetterGroup::count)
@@ -248,6 +238,31 @@ final class ReportReader {
             .thenComparing(DeadLetterGroup::stage)
             .thenComparing(DeadLetterGroup::error));
     return out;
+  }
+
+  /** A dead letter's raw input as the report shows it: cut, and marked when it is base64. */
+  private static String example(Group g) {
+    String raw = TableScan.string(g, "raw");
+    String text =
+        "base64".equals(TableScan.string(g, "raw_encoding"))
+            ? "(not UTF-8; base64) " + raw
+            : raw == null ? "" : raw;
+    return Text.truncate(text, Text.VALUE_CODE_POINTS);
+  }
+
+  /** Dead letters of one stage and error, while reading. */
+  private static final class DeadAcc {
+    final String stage;
+    final String error;
+    final String example;
+    final Set<String> sides = new TreeSet<>();
+    long count;
+
+    DeadAcc(String stage, String error, String example) {
+      this.stage = stage;
+      this.error = error;
+      this.example = example;
+    }
   }
 
   private Map<Long, Long> readLateEvents(TableScan late) {
@@ -298,6 +313,54 @@ final class ReportReader {
 
   // ------------------------------------------------------------------ deltas
 
+  /**
+   * Scans the deltas files in parallel (one pass per file, on up to {@link #threads()} threads)
+   * and merges the passes in file order, so the result is the same as a sequential scan's.
+   */
+  private DeltaPass scanDeltas(TableScan deltas, Set<String> supersededIds) {
+    List<AddFile> files = new ArrayList<>();
+    for (AddFile f : deltas.files()) {
+      if (TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
+        files.add(f);
+      }
+    }
+    List<java.util.concurrent.Future<DeltaPass>> parts = new ArrayList<>();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(
+            Math.max(1, Math.min(threads(), files.size())));
+    try {
+      for (AddFile f : files) {
+        parts.add(
+            pool.submit(
+                () -> {
+                  DeltaPass part = new DeltaPass(supersededIds);
+                  deltas.scan(f, DELTA_COLUMNS, part::row);
+                  return part;
+                }));
+      }
+      DeltaPass all = new DeltaPass(supersededIds);
+      for (java.util.concurrent.Future<DeltaPass> part : parts) {
+        all.merge(part.get());
+      }
+      return all;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading deltas", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /** Reader threads: the cores, at most 4 (decoding is CPU-bound; more only adds memory). */
+  static int threads() {
+    return Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+  }
+
   /** The per-row aggregation over deltas; keeps counters and the 20 newest mismatches only. */
   private final class DeltaPass {
     final Set<String> supersededIds;
@@ -310,6 +373,7 @@ final class ReportReader {
     final Map<String, long[]> spansByRun = new HashMap<>(); // minEvent, maxEvent, minDet, maxDet
     final Map<String, FieldAcc> fields = new HashMap<>();
     final PriorityQueue<Mismatch> recent = new PriorityQueue<>(NEWEST.reversed());
+    final Map<String, long[]> rowsByRun = new HashMap<>(); // {rows, events}
 
     DeltaPass(Set<String> supersededIds) {
       this.supersededIds = supersededIds;
@@ -325,9 +389,9 @@ final class ReportReader {
       }
       Status status = Status.valueOf(TableScan.string(g, "status"));
       String supersedes = TableScan.string(g, "supersedes");
-      long[] counts = run(runId);
-      counts[ROWS]++;
-      counts[EVENTS] +=
+      long[] counts = rowsByRun.computeIfAbsent(runId, r -> new long[2]);
+      counts[0]++;
+      counts[1] +=
           supersedes != null || status == Status.MISSING_IN_SOURCE
                   || status == Status.MISSING_IN_TARGET
               ? 1
@@ -350,7 +414,7 @@ final class ReportReader {
         span[2] = Math.min(span[2], detectedAt);
         span[3] = Math.max(span[3], detectedAt);
       }
-      if (supersededIds.contains(TableScan.string(g, "verdict_id"))) {
+      if (!supersededIds.isEmpty() && supersededIds.contains(TableScan.string(g, "verdict_id"))) {
         superseded++;
         return;
       }
@@ -395,6 +459,49 @@ final class ReportReader {
                   Text.truncate(TableScan.string(d, "target"), Text.VALUE_CODE_POINTS)));
         }
         recent.add(new Mismatch(naturalId, detectedAt, eventTime, runId, shown, diffs.size()));
+        if (recent.size() > RECENT) {
+          recent.poll();
+        }
+      }
+    }
+
+    /** Adds a later file's pass: counts add up, the earlier file's examples win. */
+    void merge(DeltaPass o) {
+      o.rowsByRun.forEach(
+          (r, c) -> {
+            long[] mine = rowsByRun.computeIfAbsent(r, k -> new long[2]);
+            mine[0] += c[0];
+            mine[1] += c[1];
+          });
+      o.finalVerdicts.forEach((k, v) -> finalVerdicts.merge(k, v, Long::sum));
+      superseded += o.superseded;
+      mismatchRecords += o.mismatchRecords;
+      timelineTimes.addAll(o.timelineTimes);
+      for (int i = 0; i < o.timelineStatus.size; i++) {
+        timelineStatus.add(o.timelineStatus.values[i]);
+      }
+      o.latencyByRun.forEach((r, l) -> latencyByRun.computeIfAbsent(r, k -> new LongList()).addAll(l));
+      o.spansByRun.forEach(
+          (r, sp) -> {
+            long[] mine =
+                spansByRun.computeIfAbsent(
+                    r, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE,
+                        Long.MIN_VALUE});
+            mine[0] = Math.min(mine[0], sp[0]);
+            mine[1] = Math.max(mine[1], sp[1]);
+            mine[2] = Math.min(mine[2], sp[2]);
+            mine[3] = Math.max(mine[3], sp[3]);
+          });
+      o.fields.forEach(
+          (path, a) -> {
+            FieldAcc mine = fields.putIfAbsent(path, a);
+            if (mine != null) {
+              mine.records += a.records;
+              mine.differences += a.differences;
+            }
+          });
+      for (Mismatch m : o.recent) {
+        recent.add(m);
         if (recent.size() > RECENT) {
           recent.poll();
         }

@@ -104,9 +104,11 @@ final class Svg {
   /**
    * A stacked column chart: one column per bucket, segments per status bottom-up in enum order.
    *
-   * @param labels the x label of every bucket; about eight are printed
+   * @param labels the label of every bucket, for its tooltip
+   * @param axisLabels the x-axis label of every bucket, null where none is printed
    */
-  static String stackedColumns(String id, String title, long[][] counts, List<String> labels) {
+  static String stackedColumns(
+      String id, String title, long[][] counts, List<String> labels, List<String> axisLabels) {
     int width = 960;
     int height = 320;
     int left = 64;
@@ -154,8 +156,10 @@ final class Svg {
                 label(s)));
       }
     }
-    int every = Math.max(1, (int) Math.ceil(counts.length / 8.0));
-    for (int i = 0; i < counts.length; i += every) {
+    for (int i = 0; i < counts.length; i++) {
+      if (axisLabels.get(i) == null) {
+        continue;
+      }
       double x = left + i * colW + colW / 2;
       b.append(
           String.format(
@@ -169,7 +173,7 @@ final class Svg {
               x,
               top + plotH + 22,
               FONT,
-              Text.html(labels.get(i))));
+              Text.html(axisLabels.get(i))));
     }
     return b.append("</svg>").toString();
   }

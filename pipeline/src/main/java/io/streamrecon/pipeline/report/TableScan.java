@@ -60,11 +60,14 @@ final class TableScan {
     return files;
   }
 
-  /** Calls {@code row} for every row of {@code file}, decoding only {@code columns}. */
+  /**
+   * Calls {@code row} for every row of {@code file}, decoding only {@code columns}. Safe to call
+   * from several threads for different files (each read gets its own Hadoop configuration).
+   */
   void scan(AddFile file, List<String> columns, Consumer<Group> row) {
     try (ParquetReader<Group> reader =
         ParquetReader.builder(new Projection(columns), new Path(root, file.getPath()))
-            .withConf(conf)
+            .withConf(new Configuration(conf))
             .build()) {
       for (Group g = reader.read(); g != null; g = reader.read()) {
         row.accept(g);

@@ -283,6 +283,43 @@ public class ReportTest {
     assertThat(colours, hasItem(0xE69F00));
   }
 
+  /**
+   * The scenario's batch run has no late events; the late-events chart is checked on the same
+   * data with late events added (three hours, one of them empty, which must still show as a gap).
+   */
+  @Test
+  public void lateEventsChartRendersWithGaps() throws Exception {
+    Map<Long, Long> late = new java.util.TreeMap<>();
+    long hour = Instant.parse("2024-03-01T08:00:00Z").toEpochMilli();
+    late.put(hour, 5L);
+    late.put(hour + 2 * 3_600_000L, 2L);
+    ReportData withLate =
+        new ReportData(
+            data.warehouse(), data.selection(), data.generatedAt(), data.runs(), data.totals(),
+            data.finalVerdicts(), data.supersededVerdicts(), data.timeline(), data.fields(),
+            data.mismatchRecords(), data.latency(), data.deadLetters(), late,
+            data.recentMismatches());
+    Path latePage = dir.resolve("late.html");
+    Files.writeString(latePage, ReportHtml.render(withLate), StandardCharsets.UTF_8);
+    String h = Files.readString(latePage);
+    assertThat(h, containsString("<title>03-01 08:00: 5</title>"));
+    assertThat(h, containsString("<title>03-01 09:00: 0</title>"));
+    assertThat(h, containsString("<title>03-01 10:00: 2</title>"));
+    Browser dom = runChromium(chromium(), latePage, "--window-size=1280,1000", "--dump-dom");
+    assertEquals(List.of(), consoleLines(dom.log));
+    Matcher m = Pattern.compile("<pre id=\"render-check\"[^>]*>([^<]*)</pre>").matcher(dom.out);
+    assertTrue(m.find());
+    JsonNode lateChart = null;
+    for (JsonNode c : JSON.readTree(m.group(1).replace("&amp;", "&")).path("charts")) {
+      if (c.path("chart").asText().equals("late")) {
+        lateChart = c;
+      }
+    }
+    assertTrue("late chart measured", lateChart != null);
+    assertThat(lateChart.path("width").asDouble(), greaterThan(400.0));
+    assertThat(lateChart.path("height").asDouble(), greaterThan(50.0));
+  }
+
   /** The console check would notice a script error: a page with one makes a console line. */
   @Test
   public void consoleCaptureSeesScriptErrors() throws Exception {
@@ -335,6 +372,8 @@ public class ReportTest {
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            // Containers often have a tiny /dev/shm; Chromium then crashes without this.
+            "--disable-dev-shm-usage",
             "--no-first-run",
             "--user-data-dir=" + profile,
             "--enable-logging=stderr",

@@ -8,7 +8,13 @@ import picocli.CommandLine.Command;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "streamrecon benchmark: generator, contenders, report.",
-    subcommands = {GenerateCommand.class, RunCommand.class, ContenderMain.class})
+    subcommands = {
+      GenerateCommand.class,
+      RunCommand.class,
+      ContenderMain.class,
+      io.streamrecon.deltalake.DeltaLakeLogBench.class,
+      io.streamrecon.deltalake.ExplainLookupBench.class
+    })
 public final class BenchMain {
   public static void main(String[] args) {
     System.exit(new CommandLine(new BenchMain()).execute(args));

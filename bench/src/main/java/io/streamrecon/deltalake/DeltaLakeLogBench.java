@@ -60,6 +60,12 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   @Option(names = "--repeat", defaultValue = "5", description = "repetitions of each read measurement (median reported)")
   int repeat;
 
+  @Option(names = "--phases", defaultValue = "commits,files", description = "commits, files or both")
+  String phases;
+
+  @Option(names = "--compactDeltas", defaultValue = "false", arity = "1", description = "after phase 1, compact deltas and measure show again")
+  boolean compactDeltas;
+
   @Option(names = "--noFork", defaultValue = "true", arity = "1", description = "set file permissions without forking chmod (see NoForkLocalFileSystem)")
   boolean noFork;
 
@@ -75,6 +81,11 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     Files.createDirectories(dir);
     String commitsWarehouse = dir.resolve("commits").toString();
     String filesWarehouse = dir.resolve("files").toString();
+    if (phases.equals("measure")) {
+      measureExisting(commitsWarehouse);
+      return 0;
+    }
+    if (phases.contains("commits")) {
     System.out.println("# Phase 1: commits (1 raw_events + 1 deltas commit per step, one small file each)");
     System.out.println(
         "| commits | commit ms (mean / p99 of the last 100) | cold snapshot load ms | update after 1 commit ms"
@@ -82,6 +93,10 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     System.out.println("|---|---|---|---|---|---|---|---|");
     phaseCommits(commitsWarehouse);
     System.out.println();
+    }
+    if (!phases.contains("files")) {
+      return 0;
+    }
     System.out.println("# Phase 2: files (" + filesPerCommit + " synthetic AddFiles per commit)");
     System.out.println(
         "| files | commits | commit ms (1 small file) | cold snapshot load + getAllFiles ms | update after 1 commit ms"
@@ -150,6 +165,9 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
           "| %,d | %.1f / %.1f | %.0f | %.1f | %,.0f | %.0f | %,d | %d |%n",
           done, mean, sorted[(int) (sorted.length * 0.99)] / 1e6, cold, update, show, explain, count(log, ""), count(log, ".checkpoint.parquet"));
       System.out.flush();
+    }
+    if (!compactDeltas) {
+      return;
     }
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult compacted =
@@ -227,6 +245,40 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
       out.append(json.writeValueAsString(json.createObjectNode().set("add", a))).append('\n');
       Files.writeString(log.resolve(String.format("%020d.json", version)), out.toString());
     }
+  }
+
+  /**
+   * Phase 1's measurements on a table phase 1 (or a killed run of it) left behind: {@code
+   * --measured} more real commits, timed, then cold load, update and explain.
+   */
+  private void measureExisting(String warehouse) throws Exception {
+    DeltaLakeCommitter raw = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    Path log = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS, "_delta_log");
+    long version = raw.deltaLog().update().getVersion();
+    long txn = raw.deltaLog().startTransaction().txnVersion("bench-raw") + 1;
+    long[] ns = new long[measured];
+    for (int i = 0; i < measured; i++) {
+      DataFile r = rawFile(warehouse, txn + i);
+      long t0 = System.nanoTime();
+      raw.commit("bench-raw", txn + i, List.of(r));
+      ns[i] = System.nanoTime() - t0;
+    }
+    Arrays.sort(ns);
+    double mean = Arrays.stream(ns).average().orElse(0) / 1e6;
+    String key = String.format("k-%08d", txn);
+    double cold = median(() -> timed(() -> DeltaLog.forTable(conf, log.getParent().toString()).update()));
+    double update =
+        median(
+            () -> {
+              DeltaLog l = DeltaLog.forTable(conf, log.getParent().toString());
+              l.update();
+              raw.deltaLog().startTransaction().commit(List.of(), new Operation(Operation.Name.MANUAL_UPDATE), "bench");
+              return timed(l::update);
+            });
+    double explain = median(() -> timed(() -> { explain(warehouse, key); return null; }));
+    System.out.printf(
+        "| %,d | %.1f / %.1f | %.0f | %.1f | n/a | %.0f | %,d | %d |%n",
+        version + measured, mean, ns[ns.length - 1] / 1e6, cold, update, explain, count(log, ""), count(log, ".checkpoint.parquet"));
   }
 
   /** A byte copy of {@code template} under a new name, its stats claiming key {@code n} only. */

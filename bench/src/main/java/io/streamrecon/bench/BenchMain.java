@@ -12,7 +12,9 @@ import picocli.CommandLine.Command;
       GenerateCommand.class,
       RunCommand.class,
       ContenderMain.class,
-      ReportScaleCommand.class
+      ReportScaleCommand.class,
+      io.streamrecon.deltalake.DeltaLakeLogBench.class,
+      io.streamrecon.deltalake.ExplainLookupBench.class
     })
 public final class BenchMain {
   public static void main(String[] args) {

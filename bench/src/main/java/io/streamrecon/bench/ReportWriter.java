@@ -21,6 +21,10 @@ final class ReportWriter {
   private static final String START = "<!-- findings:start -->";
   private static final String END = "<!-- findings:end -->";
 
+  /** The Delta Lake log and maintenance section ({@code bin/bench deltalog}, {@code explainlookup}). */
+  private static final String DELTALAKE_START = "<!-- deltalake:start -->";
+  private static final String DELTALAKE_END = "<!-- deltalake:end -->";
+
   private final List<RunCommand.Row> rows;
   private final Map<String, JfrTop> profiles;
   private final StateSize state;
@@ -45,12 +49,18 @@ final class ReportWriter {
 
   void write(Path report) throws IOException {
     String findings = "_(Written by hand after the run: see the commit that added this report.)_\n";
+    String deltaLake = null;
     if (Files.exists(report)) {
       String old = Files.readString(report, StandardCharsets.UTF_8);
       int a = old.indexOf(START);
       int b = old.indexOf(END);
       if (a >= 0 && b > a) {
         findings = old.substring(a + START.length(), b).strip() + "\n";
+      }
+      int c = old.indexOf(DELTALAKE_START);
+      int d = old.indexOf(DELTALAKE_END);
+      if (c >= 0 && d > c) {
+        deltaLake = old.substring(c, d + DELTALAKE_END.length()) + "\n";
       }
     }
     StringBuilder md = new StringBuilder();
@@ -231,6 +241,9 @@ final class ReportWriter {
     all.add("Other processes shared the 2 cores during some runs (see the load average); figures are single runs, not medians.");
     for (String n : all) {
       md.append("- ").append(n).append("\n");
+    }
+    if (deltaLake != null) {
+      md.append("\n").append(deltaLake);
     }
     Files.writeString(report, md.toString(), StandardCharsets.UTF_8);
   }

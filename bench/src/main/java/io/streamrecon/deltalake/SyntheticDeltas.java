@@ -104,7 +104,7 @@ public final class SyntheticDeltas {
       files.addAll(writer.finish());
     }
     new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS)
-        .commit(DeltaLakeIO.appId(runId, DeltaLakeIO.DELTAS), 0, files);
+        .commit(DeltaLakeIO.appId(runId, DeltaLakeIO.DELTAS, "synthetic"), 0, files);
     return files.size();
   }
 

@@ -46,10 +46,10 @@ public record JobManifest(
     m.put("timeout", DurationParser.format(s.timeout()));
     m.put("allowedLateness", DurationParser.format(s.allowedLateness()));
     m.put("expiry", s.expiry().name().toLowerCase(java.util.Locale.ROOT));
-    // TODO(lead, at merge): the rules and pairing-bucket options live on other branches. Add
-    //   m.put("rules", String.valueOf(s.rulesId()));            // SHA-256 of the rules file
-    //   m.put("pairingBuckets", String.valueOf(s.pairingBuckets()));
-    // so that changing either is refused at restart like the options above.
+    // Both change what the restored state means: hashes are computed under the rules, and
+    // entries live in the bucket their natural id hashes to.
+    m.put("rules", s.rules().isEmpty() ? "none" : s.rules().id());
+    m.put("pairingBuckets", String.valueOf(s.pairingBuckets()));
     return m;
   }
 

@@ -156,21 +156,21 @@ public final class ReconcilePipeline {
    */
   static DeltaLakeIO.WriteRawEvents writerSettings(
       DeltaLakeIO.WriteRawEvents w, ReconcileSettings s, WriterIdentity writer) {
-    // TODO(lead, at merge with the Delta Lake branch): append
-    //   .withWriterId(writer.writerId()).withStableInput(writer.stableInput())
     return w.withWarehouse(s.warehouse())
         .withRunId(s.runId())
-        .withCommitInterval(s.commitInterval());
+        .withCommitInterval(s.commitInterval())
+        .withWriterId(writer.writerId())
+        .withStableInput(writer.stableInput());
   }
 
   /** As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}. */
   static <T> DeltaLakeIO.Write<T> writerSettings(
       DeltaLakeIO.Write<T> w, ReconcileSettings s, WriterIdentity writer) {
-    // TODO(lead, at merge with the Delta Lake branch): append
-    //   .withWriterId(writer.writerId()).withStableInput(writer.stableInput())
     return w.withWarehouse(s.warehouse())
         .withRunId(s.runId())
-        .withCommitInterval(s.commitInterval());
+        .withCommitInterval(s.commitInterval())
+        .withWriterId(writer.writerId())
+        .withStableInput(writer.stableInput());
   }
 
   /**

@@ -56,7 +56,8 @@ public class JobManifestTest {
             "--timeField=/ts", "timeField",
             "--ignoreFields=/meta", "ignoreFields",
             "--allowedLateness=1m", "allowedLateness",
-            "--expiry=processing", "expiry");
+            "--expiry=processing", "expiry",
+            "--pairingBuckets=64", "pairingBuckets");
     changed.forEach(
         (arg, name) -> {
           List<String> changes = m.changes(JobManifest.stateOptions(settings(with(arg))));
@@ -66,6 +67,22 @@ public class JobManifestTest {
               changes.stream()
                   .anyMatch(c -> c.startsWith("--" + name + "=") && c.contains("(the job has ")));
         });
+  }
+
+  @Test
+  public void changedRulesAreAChange() throws Exception {
+    java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".json");
+    try {
+      java.nio.file.Files.writeString(rules, "{\"ignore\": [\"/meta\"]}");
+      JobManifest m = new JobManifest(1, "j", "r", "", JobManifest.stateOptions(settings(BASE)));
+      List<String> changes =
+          m.changes(JobManifest.stateOptions(settings(with("--rules=" + rules))));
+      assertEquals(1, changes.size());
+      assertThat(changes.get(0), containsString("--rules="));
+      assertThat(changes.get(0), containsString("(the job has none)"));
+    } finally {
+      java.nio.file.Files.deleteIfExists(rules);
+    }
   }
 
   @Test

@@ -199,42 +199,43 @@ final class DeltaLakeCommitter {
 
   /**
    * Splits the batch into new rows and copies. Copies of earlier rows of the same batch are found
-   * by fingerprint too (confirmed by identity), so a batch costs 16 bytes per row, not its keys.
+   * by fingerprint (confirmed by identity), so the batch costs about 16 bytes per row beyond its
+   * row keys; only one file's decoded keys are held at a time.
    */
   private Plan plan(WriterHistory history, List<DataFile> files) throws IOException {
-    List<List<RowKeys.Row>> rowsPerFile = new ArrayList<>(files.size());
     List<boolean[]> keepPerFile = new ArrayList<>(files.size());
-    // Recognised rows: file index, row, and either a stored location or {fileIndex, row} in batch.
-    List<long[]> inBatchCopies = new ArrayList<>();
-    List<Recognised> stored = new ArrayList<>();
-    List<int[]> storedAt = new ArrayList<>();
+    // Copies of a row earlier in this batch: the copy's row keys and {fileIndex, row} of the first.
+    List<RowKeys.Row> inBatchRows = new ArrayList<>();
+    List<Map<String, String>> inBatchPartitions = new ArrayList<>();
+    List<int[]> inBatchFirst = new ArrayList<>();
+    List<Recognised> recognised = new ArrayList<>();
     LongHashSet seen = new LongHashSet();
     for (int fi = 0; fi < files.size(); fi++) {
-      List<RowKeys.Row> rows = RowKeys.decode(files.get(fi).rowKeys());
-      if (rows.size() != files.get(fi).numRecords()) {
-        throw new IllegalStateException(
-            files.get(fi) + " carries keys of " + rows.size() + " rows");
+      DataFile file = files.get(fi);
+      List<RowKeys.Row> rows = RowKeys.decode(file.rowKeys());
+      if (rows.size() != file.numRecords()) {
+        throw new IllegalStateException(file + " carries keys of " + rows.size() + " rows");
       }
       boolean[] keep = new boolean[rows.size()];
-      rowsPerFile.add(rows);
-      keepPerFile.add(keep);
       for (int ri = 0; ri < rows.size(); ri++) {
         String id = rows.get(ri).identity();
         WriterHistory.Location before = history.find(id);
         if (before != null) {
-          stored.add(new Recognised(rows.get(ri), files.get(fi).partitionValues(), before));
-          storedAt.add(new int[] {fi, ri});
+          recognised.add(new Recognised(rows.get(ri), file.partitionValues(), before));
           continue;
         }
         if (!seen.add(RowKeys.fingerprint(id))) {
-          int[] first = firstKept(rowsPerFile, keepPerFile, id);
+          int[] first = firstKept(files, keepPerFile, rows, keep, fi, id);
           if (first != null) {
-            inBatchCopies.add(new long[] {fi, ri, first[0], first[1]});
+            inBatchRows.add(rows.get(ri));
+            inBatchPartitions.add(file.partitionValues());
+            inBatchFirst.add(first);
             continue;
           }
         }
         keep[ri] = true;
       }
+      keepPerFile.add(keep);
     }
     List<DataFile> out = new ArrayList<>();
     List<String> paths = new ArrayList<>();
@@ -248,7 +249,8 @@ final class DeltaLakeCommitter {
         renumber[ri] = keep[ri] ? n++ : -1;
         all &= keep[ri];
       }
-      newRowIndex.add(renumber);
+      // Only files someone points into need the renumbering.
+      newRowIndex.add(all ? null : renumber);
       DataFile f = files.get(fi);
       if (!all) {
         f = n == 0 ? null : DataFileRewriter.withoutRows(conf, tableRoot, layout, f, keep);
@@ -258,28 +260,35 @@ final class DeltaLakeCommitter {
         out.add(f);
       }
     }
-    List<Recognised> recognised = new ArrayList<>(stored);
-    for (long[] c : inBatchCopies) {
-      int fi = (int) c[0];
-      int firstFile = (int) c[2];
+    for (int i = 0; i < inBatchRows.size(); i++) {
+      int[] first = inBatchFirst.get(i);
+      long[] renumber = newRowIndex.get(first[0]);
       recognised.add(
           new Recognised(
-              rowsPerFile.get(fi).get((int) c[1]),
-              files.get(fi).partitionValues(),
+              inBatchRows.get(i),
+              inBatchPartitions.get(i),
               new WriterHistory.Location(
                   WriterHistory.PENDING,
-                  paths.get(firstFile),
-                  newRowIndex.get(firstFile)[(int) c[3]])));
+                  paths.get(first[0]),
+                  renumber == null ? first[1] : renumber[first[1]])));
     }
     return new Plan(out, recognised);
   }
 
-  /** The kept row of the batch with this identity (rare path: only after a fingerprint match). */
+  /**
+   * The kept row of the batch with this identity, as {fileIndex, row}: rare, only after a
+   * fingerprint match, so earlier files' keys are decoded again rather than held.
+   */
   private static int[] firstKept(
-      List<List<RowKeys.Row>> rowsPerFile, List<boolean[]> keepPerFile, String id) {
-    for (int fi = 0; fi < rowsPerFile.size(); fi++) {
-      List<RowKeys.Row> rows = rowsPerFile.get(fi);
-      boolean[] keep = keepPerFile.get(fi);
+      List<DataFile> files,
+      List<boolean[]> keepPerFile,
+      List<RowKeys.Row> currentRows,
+      boolean[] currentKeep,
+      int current,
+      String id) {
+    for (int fi = 0; fi <= current; fi++) {
+      List<RowKeys.Row> rows = fi == current ? currentRows : RowKeys.decode(files.get(fi).rowKeys());
+      boolean[] keep = fi == current ? currentKeep : keepPerFile.get(fi);
       for (int ri = 0; ri < keep.length; ri++) {
         if (keep[ri] && rows.get(ri).identity().equals(id)) {
           return new int[] {fi, ri};

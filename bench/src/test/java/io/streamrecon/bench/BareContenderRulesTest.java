@@ -29,8 +29,7 @@ public class BareContenderRulesTest {
                     .withTiming(
                         Duration.ofMillis(20), Duration.ofSeconds(5), 300, Duration.ofSeconds(60)))
             .generate(dir);
-    BareContender bare =
-        new BareContender(dir, e, ComparisonRules.fromFile("rules-typical.json"));
+    BareContender bare = new BareContender(dir, e, ComparisonRules.fromFile("rules-typical.json"));
     assertEquals(e.streaming(), bare.run());
     assertEquals(0, bare.matchesWithinTolerance);
   }

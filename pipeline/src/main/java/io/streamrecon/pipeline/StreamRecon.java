@@ -253,7 +253,8 @@ public final class StreamRecon implements Callable<Integer> {
       if (rules == null) {
         out.println(
             recordedRulesId == null
-                ? "comparison rules: none"
+                ? "comparison rules: none named by a delta record of this id (a MATCH is recorded"
+                    + " only with --emitMatches); pass --rules=FILE to diff under rules"
                 : "comparison rules: " + recordedRulesId + " (not stored in this warehouse;"
                     + " pass --rules=FILE to see them)");
         rules = ComparisonRules.none();

@@ -51,22 +51,34 @@ public class RulesPipelineTest {
   static final List<String> SOURCE =
       List.of(
           // o1: equal under the rules (rename, e-mail case, list order, "2" for 2)
-          "{\"id\":\"o1\"," + T + ",\"customerName\":\"Ann\",\"email\":\"Ann@X.org \","
+          "{\"id\":\"o1\","
+              + T
+              + ",\"customerName\":\"Ann\",\"email\":\"Ann@X.org \","
               + "\"items\":[{\"sku\":\"A\",\"qty\":\"2\"},{\"sku\":\"B\",\"qty\":1}],\"total\":10.00}",
           // o2: as o1 but the total differs by 0.01: within tolerance
-          "{\"id\":\"o2\"," + T + ",\"customerName\":\"Bob\",\"email\":\"bob@x.org\","
+          "{\"id\":\"o2\","
+              + T
+              + ",\"customerName\":\"Bob\",\"email\":\"bob@x.org\","
               + "\"items\":[{\"sku\":\"A\",\"qty\":1}],\"total\":5.00}",
           // o3: a real difference: quantity
-          "{\"id\":\"o3\"," + T + ",\"customerName\":\"Cy\",\"email\":\"cy@x.org\","
+          "{\"id\":\"o3\","
+              + T
+              + ",\"customerName\":\"Cy\",\"email\":\"cy@x.org\","
               + "\"items\":[{\"sku\":\"A\",\"qty\":\"1\"},{\"sku\":\"C\",\"qty\":3}],\"total\":7}");
 
   static final List<String> TARGET =
       List.of(
-          "{\"id\":\"o1\"," + T + ",\"customer\":{\"name\":\"Ann\"},\"email\":\"ann@x.org\","
+          "{\"id\":\"o1\","
+              + T
+              + ",\"customer\":{\"name\":\"Ann\"},\"email\":\"ann@x.org\","
               + "\"items\":[{\"sku\":\"B\",\"qty\":1},{\"sku\":\"A\",\"qty\":2}],\"total\":10}",
-          "{\"id\":\"o2\"," + T + ",\"customer\":{\"name\":\"Bob\"},\"email\":\"BOB@x.org\","
+          "{\"id\":\"o2\","
+              + T
+              + ",\"customer\":{\"name\":\"Bob\"},\"email\":\"BOB@x.org\","
               + "\"items\":[{\"sku\":\"A\",\"qty\":1}],\"total\":5.01}",
-          "{\"id\":\"o3\"," + T + ",\"customer\":{\"name\":\"Cy\"},\"email\":\"cy@x.org\","
+          "{\"id\":\"o3\","
+              + T
+              + ",\"customer\":{\"name\":\"Cy\"},\"email\":\"cy@x.org\","
               + "\"items\":[{\"sku\":\"C\",\"qty\":4},{\"sku\":\"A\",\"qty\":1}],\"total\":7}");
 
   private static long counter(PipelineResult result, String namespace, String name) {
@@ -161,15 +173,15 @@ public class RulesPipelineTest {
     assertJudgedUnderRules(deltas(withRules), rulesId, 2);
     // The run keeps its rules in the warehouse for explain.
     assertEquals(rulesId, RulesArchive.load(withRules.toString(), rulesId).id());
-    String explained =
-        stdout("explain", "--naturalId=o3", "--warehouse=" + withRules);
+    String explained = stdout("explain", "--naturalId=o3", "--warehouse=" + withRules);
     assertTrue(explained, explained.contains("comparison rules " + rulesId));
     assertTrue(explained, explained.contains("rename /customerName (source) -> /customer/name"));
     assertTrue(explained, explained.contains("tolerance /total abs 0.01"));
     assertTrue(
         explained,
         explained.contains(
-            "under these rules: 1 difference(s)\n  {\"path\":\"/items/1/qty\",\"kind\":\"CHANGED\""));
+            "under these rules: 1 difference(s)\n"
+                + "  {\"path\":\"/items/1/qty\",\"kind\":\"CHANGED\""));
     String shown = stdout("show", "deltas", "--warehouse=" + withRules);
     assertEquals(shown, 3, shown.split("\"rulesId\":\"" + rulesId + "\"", -1).length - 1);
 

@@ -32,7 +32,8 @@ public class RulesSampleTest {
   public void committedSampleIsTheGeneratedOne() throws Exception {
     RulesSample s = RulesSample.generate(SEED, ORDERS);
     assertEquals(
-        s.legacyLines(), Files.readAllLines(SAMPLES.resolve("rules/legacy.jsonl"), StandardCharsets.UTF_8));
+        s.legacyLines(),
+        Files.readAllLines(SAMPLES.resolve("rules/legacy.jsonl"), StandardCharsets.UTF_8));
     assertEquals(
         s.replacementLines(),
         Files.readAllLines(SAMPLES.resolve("rules/replacement.jsonl"), StandardCharsets.UTF_8));
@@ -53,7 +54,10 @@ public class RulesSampleTest {
       byte[] r = s.replacementLines().get(i).getBytes(StandardCharsets.UTF_8);
       String ls = parser.parse(raw(Side.SOURCE, l)).sha256();
       String rs = parser.parse(raw(Side.TARGET, r)).sha256();
-      if (plain.parse(raw(Side.SOURCE, l)).sha256().equals(plain.parse(raw(Side.TARGET, r)).sha256())) {
+      if (plain
+          .parse(raw(Side.SOURCE, l))
+          .sha256()
+          .equals(plain.parse(raw(Side.TARGET, r)).sha256())) {
         plainEqual++;
       }
       JsonDiff.Result diff = JsonDiff.diff(JsonSupport.parse(l), JsonSupport.parse(r), rules);
@@ -66,8 +70,10 @@ public class RulesSampleTest {
         assertEquals("order " + order, 0, order % RulesSample.CENT_OFF_EVERY);
       } else {
         real++;
-        assertEquals("order " + order + ": " + diff.differences(),
-            0, order % RulesSample.REAL_DIFFERENCE_EVERY);
+        assertEquals(
+            "order " + order + ": " + diff.differences(),
+            0,
+            order % RulesSample.REAL_DIFFERENCE_EVERY);
       }
     }
     assertEquals(0, plainEqual);

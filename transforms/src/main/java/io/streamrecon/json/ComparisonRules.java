@@ -216,8 +216,7 @@ public final class ComparisonRules implements Serializable {
       }
       PathPattern to = PathPattern.compile("\"rename\" " + e.getKey(), e.getValue().textValue());
       if (from.wildcards() != to.wildcards()) {
-        throw bad(
-            "rename", e.getKey(), "source and target paths must have the same number of '*'");
+        throw bad("rename", e.getKey(), "source and target paths must have the same number of '*'");
       }
       rename.add(new Rename(from, to));
     }

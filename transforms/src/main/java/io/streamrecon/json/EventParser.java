@@ -81,8 +81,8 @@ public final class EventParser implements Serializable {
   }
 
   /**
-   * A parser that hashes each document normalised under {@code rules} (SPEC §3a) as the document
-   * of its side; the natural id and event time are read from the document as received.
+   * A parser that hashes each document normalised under {@code rules} (SPEC §3a) as the document of
+   * its side; the natural id and event time are read from the document as received.
    */
   public EventParser(ParseConfig config, ComparisonRules rules) {
     if (config == null) {
@@ -153,7 +153,9 @@ public final class EventParser implements Serializable {
               : JsonSupport.pointer("timeField", config.timeField());
       ignorePointers = List.copyOf(ignore);
       effectiveRules =
-          rules.id() == null && rules.isEmpty() ? null : rules.withIgnoreFields(config.ignoreFields());
+          rules.id() == null && rules.isEmpty()
+              ? null
+              : rules.withIgnoreFields(config.ignoreFields());
       keyPointers = List.copyOf(keys);
     }
   }

@@ -60,8 +60,8 @@ public final class JsonDiff {
    * not changed), then compared, unordered arrays as multisets and numbers at toleranced paths
    * within their tolerance. Paths are in the target's shape (renamed members under their target
    * names); an element of an unordered array is named by its index in its own side's document, a
-   * difference inside a matched pair by the source element's index. Values are those of each
-   * side's document as received, before any rule.
+   * difference inside a matched pair by the source element's index. Values are those of each side's
+   * document as received, before any rule.
    */
   public static Result diff(JsonNode source, JsonNode target, ComparisonRules rules) {
     Origins s;
@@ -90,8 +90,7 @@ public final class JsonDiff {
           JsonNode tc = tn.get(name);
           Path path = new Path(task.path, name);
           if (tc == null) {
-            found.add(
-                new Found(path, DifferenceKind.ONLY_IN_SOURCE, s.member(sn, name, sc), null));
+            found.add(new Found(path, DifferenceKind.ONLY_IN_SOURCE, s.member(sn, name, sc), null));
           } else {
             work.push(new Task(path, sc, tc, s.member(sn, name, sc), t.member(tn, name, tc)));
           }
@@ -140,7 +139,8 @@ public final class JsonDiff {
         }
       } else if (sn.isContainerNode() || tn.isContainerNode()) {
         // Object against array, or container against scalar: one change, no recursion.
-        found.add(new Found(task.path, DifferenceKind.CHANGED, task.sourceOriginal, task.targetOriginal));
+        found.add(
+            new Found(task.path, DifferenceKind.CHANGED, task.sourceOriginal, task.targetOriginal));
       } else {
         String sText = CanonicalJson.canonicalForm(sn);
         String tText = CanonicalJson.canonicalForm(tn);
@@ -150,8 +150,7 @@ public final class JsonDiff {
                   ? rules.toleranceAt(Path.segments(task.path))
                   : null;
           if (tolerance != null
-              && tolerance.within(
-                  CanonicalJson.decimalValue(sn), CanonicalJson.decimalValue(tn))) {
+              && tolerance.within(CanonicalJson.decimalValue(sn), CanonicalJson.decimalValue(tn))) {
             withinTolerance++;
           } else {
             found.add(

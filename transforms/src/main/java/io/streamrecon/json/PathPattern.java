@@ -93,8 +93,7 @@ public final class PathPattern implements Serializable {
           if (any) {
             for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
               String name = names.next();
-              next.add(
-                  new Slot(object, name, -1, object.get(name), bind(slot.bindings, name)));
+              next.add(new Slot(object, name, -1, object.get(name), bind(slot.bindings, name)));
             }
           } else if (object.has(segment)) {
             next.add(new Slot(object, segment, -1, object.get(segment), slot.bindings));

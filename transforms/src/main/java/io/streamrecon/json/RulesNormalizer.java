@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import io.streamrecon.json.ComparisonRules.Normalize;
 import io.streamrecon.json.ComparisonRules.Normaliser;
+import io.streamrecon.json.ComparisonRules.Normalize;
 import io.streamrecon.json.ComparisonRules.Rename;
 import io.streamrecon.json.ComparisonRules.Unordered;
 import io.streamrecon.json.PathPattern.Slot;
@@ -25,13 +25,13 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * Applies every rule but tolerance to a parsed document in place (the order is documented on
- * {@link ComparisonRules}). Rules are resolved by their patterns, so the work is proportional to
- * what the rules address, not to the document, except for sorting unordered arrays.
+ * Applies every rule but tolerance to a parsed document in place (the order is documented on {@link
+ * ComparisonRules}). Rules are resolved by their patterns, so the work is proportional to what the
+ * rules address, not to the document, except for sorting unordered arrays.
  *
  * <p>With a {@link Tracking}, it also remembers where each value of the normalised tree came from
- * in the document as received, so that a diff can report values before any rule, and which
- * arrays are unordered.
+ * in the document as received, so that a diff can report values before any rule, and which arrays
+ * are unordered.
  */
 final class RulesNormalizer {
   private static final Pattern JSON_NUMBER =
@@ -138,8 +138,7 @@ final class RulesNormalizer {
   }
 
   /** Normalises {@code root} in place; {@code tracking} may be null. */
-  static void normalize(
-      JsonNode root, ComparisonRules rules, boolean source, Tracking tracking) {
+  static void normalize(JsonNode root, ComparisonRules rules, boolean source, Tracking tracking) {
     if (source && !rules.rename().isEmpty()) {
       rename(root, rules.rename(), tracking);
     }

@@ -1,6 +1,5 @@
 package io.streamrecon.transforms;
 
-import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.InvalidEventException;
@@ -23,8 +22,8 @@ import org.joda.time.Instant;
 
 /**
  * Turns a MISMATCH verdict with both payloads into a {@link DeltaRecord} whose differences are the
- * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5), under
- * the comparison rules if any (SPEC §3a).
+ * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5),
+ * under the comparison rules if any (SPEC §3a).
  *
  * <p>Tolerance cannot be hashed, so it is decided here, after the one fetch of each payload: a
  * MISMATCH whose diff under the rules is empty because numbers were within tolerance becomes a
@@ -123,8 +122,7 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
     private final boolean emitMatches;
     private final String runId;
     private final Counter emptyDiffs = Metrics.counter("streamrecon", "empty_diffs");
-    private final Counter withinTolerance =
-        Metrics.counter("streamrecon", MATCH_WITHIN_TOLERANCE);
+    private final Counter withinTolerance = Metrics.counter("streamrecon", MATCH_WITHIN_TOLERANCE);
     private final Counter pairsDiffed = Metrics.counter("streamrecon", PAIRS_DIFFED);
 
     DiffFn(ComparisonRules rules, boolean emitMatches, String runId) {

@@ -54,7 +54,8 @@ public class DeltasRulesIdEvolutionTest {
         rulesId);
   }
 
-  private static void commit(String warehouse, TableLayout<DeltaRecord> layout, String app, DeltaRecord r)
+  private static void commit(
+      String warehouse, TableLayout<DeltaRecord> layout, String app, DeltaRecord r)
       throws Exception {
     List<DataFile> files;
     try (DataFileWriter<DeltaRecord> writer =
@@ -115,7 +116,8 @@ public class DeltasRulesIdEvolutionTest {
             .appName("streamrecon-rules-id-evolution")
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config(
-                "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "1")
             .config("spark.databricks.delta.snapshotPartitions", "1")

@@ -42,7 +42,8 @@ public class ComparisonRulesTest {
   @Test
   public void parsesEveryMemberOfTheSpecExample() {
     ComparisonRules r = rules(SPEC_EXAMPLE);
-    assertEquals(List.of("/meta/ingestedAt", "/items/*/updatedAt"),
+    assertEquals(
+        List.of("/meta/ingestedAt", "/items/*/updatedAt"),
         r.ignore().stream().map(PathPattern::text).toList());
     assertEquals("/customer/fullName", r.rename().get(0).from().text());
     assertEquals("/customer/name", r.rename().get(0).to().text());
@@ -113,13 +114,13 @@ public class ComparisonRulesTest {
     Path file = tmp.newFile("rules.json").toPath();
     Files.writeString(file, "{\"instants\":[\"createdAt\"]}");
     String message =
-        assertThrows(IllegalArgumentException.class, () -> ComparisonRules.fromFile(file.toString()))
+        assertThrows(
+                IllegalArgumentException.class, () -> ComparisonRules.fromFile(file.toString()))
             .getMessage();
     assertTrue(message, message.startsWith("--rules=" + file + ": \"instants\""));
     String missing =
         assertThrows(
-                IllegalArgumentException.class,
-                () -> ComparisonRules.fromFile(file + ".missing"))
+                IllegalArgumentException.class, () -> ComparisonRules.fromFile(file + ".missing"))
             .getMessage();
     assertTrue(missing, missing.contains("cannot read"));
     Files.writeString(file, SPEC_EXAMPLE);

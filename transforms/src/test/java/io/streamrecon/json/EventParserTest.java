@@ -493,28 +493,34 @@ public class EventParserTest {
                 + "\"lowercase\"]},\"unordered\":{\"/tags\":null},\"lenientTypes\":[\"/qty\",\"/id\"]}");
     EventParser parser = new EventParser(ParseConfig.defaults(), rules);
     String legacy =
-        "{\"id\":7," + T + ",\"fullName\":\"Ann\",\"email\":\" Ann@X.org\",\"tags\":[\"b\",\"a\"],"
+        "{\"id\":7,"
+            + T
+            + ",\"fullName\":\"Ann\",\"email\":\" Ann@X.org\",\"tags\":[\"b\",\"a\"],"
             + "\"qty\":\"2\"}";
     String modern =
-        "{\"id\":\"7\"," + T + ",\"name\":\"Ann\",\"email\":\"ann@x.org\",\"tags\":[\"a\",\"b\"],"
+        "{\"id\":\"7\","
+            + T
+            + ",\"name\":\"Ann\",\"email\":\"ann@x.org\",\"tags\":[\"a\",\"b\"],"
             + "\"qty\":2.0}";
     Event source =
         parser.parse(
-            new RawInput(Side.SOURCE, legacy.getBytes(StandardCharsets.UTF_8), ORIGIN, RECORD_TIME));
+            new RawInput(
+                Side.SOURCE, legacy.getBytes(StandardCharsets.UTF_8), ORIGIN, RECORD_TIME));
     Event target =
         parser.parse(
-            new RawInput(Side.TARGET, modern.getBytes(StandardCharsets.UTF_8), ORIGIN, RECORD_TIME));
+            new RawInput(
+                Side.TARGET, modern.getBytes(StandardCharsets.UTF_8), ORIGIN, RECORD_TIME));
     assertEquals(source.sha256(), target.sha256());
     assertEquals("7", source.naturalId());
     assertEquals(legacy, new String(source.payload(), StandardCharsets.UTF_8));
     // Rename applies to the source only: the same legacy document as a target differs.
     Event legacyAsTarget =
         parser.parse(
-            new RawInput(Side.TARGET, legacy.getBytes(StandardCharsets.UTF_8), ORIGIN, RECORD_TIME));
+            new RawInput(
+                Side.TARGET, legacy.getBytes(StandardCharsets.UTF_8), ORIGIN, RECORD_TIME));
     assertNotEquals(source.sha256(), legacyAsTarget.sha256());
     // Without rules the two differ.
-    assertNotEquals(
-        DEFAULT.parse(raw(legacy)).sha256(), DEFAULT.parse(raw(modern)).sha256());
+    assertNotEquals(DEFAULT.parse(raw(legacy)).sha256(), DEFAULT.parse(raw(modern)).sha256());
   }
 
   @Test

@@ -121,8 +121,18 @@ public class JsonDiffPropertyTest {
   private static final String[] RULE_KEYS = {"a", "b", "id", "sku", "tags", "t"};
   private static final String[] RULE_SEGMENTS = {"a", "b", "id", "sku", "tags", "t", "*", "*", "0"};
   private static final String[] RULE_STRINGS = {
-    "A", "a", " a ", "a  b", "a\tb", "42", "42.0", "-1e2", " 7",
-    "2026-01-01T00:00:00Z", "2026-01-01T01:00:00+01:00", "x"
+    "A",
+    "a",
+    " a ",
+    "a  b",
+    "a\tb",
+    "42",
+    "42.0",
+    "-1e2",
+    " 7",
+    "2026-01-01T00:00:00Z",
+    "2026-01-01T01:00:00+01:00",
+    "x"
   };
   private static final String[] RULE_NUMBERS = {"42", "-100", "1767225600000", "0.5", "1.004", "1"};
 
@@ -140,8 +150,7 @@ public class JsonDiffPropertyTest {
     com.fasterxml.jackson.databind.ObjectMapper mapper = JsonSupport.mapper();
     for (int i = 0; i < RULE_PAIRS; i++) {
       String rulesText = randomRules(random);
-      ComparisonRules rules =
-          ComparisonRules.parse(rulesText.getBytes(StandardCharsets.UTF_8));
+      ComparisonRules rules = ComparisonRules.parse(rulesText.getBytes(StandardCharsets.UTF_8));
       ComparisonRules noTolerance = withoutTolerance(rulesText);
       JsonNode source = ruleValue(random, 0, true);
       JsonNode target = source.deepCopy();
@@ -160,15 +169,26 @@ public class JsonDiffPropertyTest {
       JsonDiff.Result strict = JsonDiff.diff(parse(sText), parse(tText), noTolerance);
       JsonDiff.Result tolerant = JsonDiff.diff(parse(sText), parse(tText), rules);
       String context =
-          "pair " + i + ":\n  rules " + rulesText + "\n  " + sText + "\n  " + tText + "\n  "
+          "pair "
+              + i
+              + ":\n  rules "
+              + rulesText
+              + "\n  "
+              + sText
+              + "\n  "
+              + tText
+              + "\n  "
               + strict.differences();
       boolean sameHash = sHash.equals(tHash);
-      assertEquals("hash vs diff under rules, " + context, sameHash, strict.differences().isEmpty());
-      assertEquals("rules hash = tolerance-free hash, " + context,
-          sHash, rules.sha256(parse(sText), io.streamrecon.model.Side.SOURCE));
+      assertEquals(
+          "hash vs diff under rules, " + context, sameHash, strict.differences().isEmpty());
+      assertEquals(
+          "rules hash = tolerance-free hash, " + context,
+          sHash,
+          rules.sha256(parse(sText), io.streamrecon.model.Side.SOURCE));
       if (sameHash) {
-        assertEquals("equal hash, empty diff with tolerance, " + context,
-            List.of(), tolerant.differences());
+        assertEquals(
+            "equal hash, empty diff with tolerance, " + context, List.of(), tolerant.differences());
         equal++;
       } else {
         different++;
@@ -235,21 +255,29 @@ public class JsonDiffPropertyTest {
       members.add("\"rename\":{\"" + from + "\":\"" + to + "\"}");
     }
     if (random.nextInt(2) == 0) {
-      String key = switch (random.nextInt(3)) {
-        case 0 -> "null";
-        case 1 -> "\"/sku\"";
-        default -> "\"/a\"";
-      };
+      String key =
+          switch (random.nextInt(3)) {
+            case 0 -> "null";
+            case 1 -> "\"/sku\"";
+            default -> "\"/a\"";
+          };
       String path = randomPattern(random);
       members.add(
-          "\"unordered\":{\"" + path + "\":" + key
-              + (path.equals("/tags") ? "" : ",\"/tags\":null") + "}");
+          "\"unordered\":{\""
+              + path
+              + "\":"
+              + key
+              + (path.equals("/tags") ? "" : ",\"/tags\":null")
+              + "}");
     }
     if (random.nextInt(2) == 0) {
       String path = randomPattern(random);
       members.add(
-          "\"tolerance\":{\"" + path + "\":{\"abs\":0.01}"
-              + (path.equals("/b") ? "" : ",\"/b\":{\"rel\":0.01}") + "}");
+          "\"tolerance\":{\""
+              + path
+              + "\":{\"abs\":0.01}"
+              + (path.equals("/b") ? "" : ",\"/b\":{\"rel\":0.01}")
+              + "}");
     }
     if (random.nextInt(2) == 0) {
       members.add("\"lenientTypes\":[\"" + randomPattern(random) + "\",\"/id\"]");
@@ -257,8 +285,11 @@ public class JsonDiffPropertyTest {
     if (random.nextInt(2) == 0) {
       String path = randomPattern(random);
       members.add(
-          "\"normalize\":{\"" + path + "\":[\"trim\",\"lowercase\"]"
-              + (path.equals("/*/*") ? "" : ",\"/*/*\":[\"collapseSpaces\"]") + "}");
+          "\"normalize\":{\""
+              + path
+              + "\":[\"trim\",\"lowercase\"]"
+              + (path.equals("/*/*") ? "" : ",\"/*/*\":[\"collapseSpaces\"]")
+              + "}");
     }
     if (random.nextInt(3) == 0) {
       members.add("\"instants\":[\"" + randomPattern(random) + "\",\"/t\"]");

@@ -206,8 +206,7 @@ public class DiffTest {
 
   @Test
   public void aMismatchWithinToleranceIsAMatchKeepingItsVerdictIdAndCounted() {
-    ComparisonRules rules =
-        ComparisonRules.parse(TOLERANCE_RULES.getBytes(StandardCharsets.UTF_8));
+    ComparisonRules rules = ComparisonRules.parse(TOLERANCE_RULES.getBytes(StandardCharsets.UTF_8));
     Verdict within = mismatch("k1");
     Verdict resolving =
         Verdict.of(
@@ -221,18 +220,21 @@ public class DiffTest {
         pipeline
             .apply(
                 Create.of(
-                        pair(within, "{\"amount\":10.00,\"email\":\"A@X\"}",
+                        pair(
+                            within,
+                            "{\"amount\":10.00,\"email\":\"A@X\"}",
                             "{\"amount\":10.01,\"email\":\"a@x\"}"),
                         pair(resolving, "{\"amount\":1}", "{\"amount\":1.005}"),
-                        pair(outside, "{\"amount\":10,\"email\":\"A@X\"}",
+                        pair(
+                            outside,
+                            "{\"amount\":10,\"email\":\"A@X\"}",
                             "{\"amount\":10.02,\"email\":\"b@x\"}"))
                     .withCoder(ModelCoders.PayloadPairCoder.of()))
             .apply("Diff", Diff.create().withRules(rules).withRunId("run-7"));
     PAssert.that(withoutDetectedAt(records))
         .containsInAnyOrder(
             // k1 is not written: a MATCH that supersedes nothing, as for hash MATCHes.
-            DeltaRecord.of(
-                resolving, Status.MATCH, List.of(), new Instant(0), "run-7", rules.id()),
+            DeltaRecord.of(resolving, Status.MATCH, List.of(), new Instant(0), "run-7", rules.id()),
             DeltaRecord.of(
                 outside,
                 Status.MISMATCH,
@@ -250,8 +252,7 @@ public class DiffTest {
 
   @Test
   public void withEmitMatchesAMatchWithinToleranceIsWrittenWithThePairingVerdictId() {
-    ComparisonRules rules =
-        ComparisonRules.parse(TOLERANCE_RULES.getBytes(StandardCharsets.UTF_8));
+    ComparisonRules rules = ComparisonRules.parse(TOLERANCE_RULES.getBytes(StandardCharsets.UTF_8));
     Verdict within = mismatch("k1");
     PCollection<DeltaRecord> records =
         pipeline

@@ -38,6 +38,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
   @Option(names = "--lookups", defaultValue = "5")
   int lookups;
 
+  @Option(names = "--compact", defaultValue = "true", arity = "1", description = "compact, then measure again")
+  boolean compact;
+
   @Override
   public Integer call() throws Exception {
     Files.createDirectories(dir);
@@ -82,6 +85,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
       }
     }
     measure("before compaction", warehouse, keys);
+    if (!compact) {
+      return 0;
+    }
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult r =
         DeltaLakeMaintenance.compact(conf, warehouse, DeltaLakeIO.RAW_EVENTS, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);

@@ -38,6 +38,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
   @Option(names = "--lookups", defaultValue = "5")
   int lookups;
 
+  @Option(names = "--compact", defaultValue = "true", arity = "1", description = "compact, then measure again")
+  boolean compact;
+
   @Override
   public Integer call() throws Exception {
     Files.createDirectories(dir);
@@ -50,7 +53,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
     long t0 = System.nanoTime();
     Instant start = Instant.parse("2024-03-01T00:00:00Z");
     long bytes = 0;
-    for (int f = 0; f < files; f++) {
+    // An existing table (from an earlier run) is measured as it is.
+    boolean exists = Files.isDirectory(dir.resolve("raw_events").resolve("_delta_log"));
+    for (int f = 0; exists ? false : f < files; f++) {
       try (DataFileWriter<Event> w =
           new DataFileWriter<>(conf, DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS), TableLayouts.RAW_EVENTS, "bench")) {
         for (int i = 0; i < perFile; i++) {
@@ -82,6 +87,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
       }
     }
     measure("before compaction", warehouse, keys);
+    if (!compact) {
+      return 0;
+    }
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult r =
         DeltaLakeMaintenance.compact(conf, warehouse, DeltaLakeIO.RAW_EVENTS, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
@@ -92,9 +100,11 @@ public final class ExplainLookupBench implements Callable<Integer> {
 
   private static void measure(String label, String warehouse, List<String> keys) {
     double[] ms = new double[keys.size()];
+    double[] cpu = new double[keys.size()];
     DeltaLakeLookup.Cost[] cost = new DeltaLakeLookup.Cost[1];
     for (int i = 0; i < keys.size(); i++) {
       long t = System.nanoTime();
+      long c = processCpuNanos();
       PrintStream out = System.out;
       System.setOut(new PrintStream(OutputStream.nullOutputStream()));
       int code;
@@ -104,6 +114,7 @@ public final class ExplainLookupBench implements Callable<Integer> {
         System.setOut(out);
       }
       ms[i] = (System.nanoTime() - t) / 1e6;
+      cpu[i] = (processCpuNanos() - c) / 1e6;
       if (code != 0) {
         throw new IllegalStateException("explain exited " + code);
       }
@@ -115,5 +126,17 @@ public final class ExplainLookupBench implements Callable<Integer> {
         "%s: explain --naturalId wall time ms %s (median %.0f, max %.0f); lookup opened %d of %d files%n",
         label, Arrays.toString(Arrays.stream(ms).map(Math::rint).toArray()), sorted[sorted.length / 2],
         sorted[sorted.length - 1], cost[0].filesOpened(), cost[0].filesInSnapshot());
+    double[] cpuSorted = cpu.clone();
+    Arrays.sort(cpuSorted);
+    System.out.printf(
+        "%s: CPU time of the JVM during each explain ms %s (median %.0f); load average %s%n",
+        label, Arrays.toString(Arrays.stream(cpu).map(Math::rint).toArray()), cpuSorted[cpu.length / 2],
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -74,6 +75,9 @@ public final class DeltaLakeMaintenance {
   public static final String COMPACT_OPERATION = "OPTIMIZE";
 
   static final int MAX_ATTEMPTS = 20;
+
+  /** Compressed bytes of a raw_events bin sorted in memory (several times that as rows). */
+  static final long SORT_BUDGET_BYTES = 64L << 20;
 
   /** What {@link #compact} did to one table. */
   public record CompactResult(
@@ -245,14 +249,34 @@ public final class DeltaLakeMaintenance {
     try (DataFileWriter<Map<String, Object>> writer =
         new DataFileWriter<>(conf, root, rows, "compact", targetFileSize)) {
       Instant now = Instant.now();
+      // raw_events rows are sorted by natural_id when the bin is small enough to sort in memory:
+      // row-group stats and the column index then lead a key lookup to one page.
+      long binBytes = bin.stream().mapToLong(AddFile::getSize).sum();
+      List<Map<String, Object>> sorted =
+          layout == TableLayouts.RAW_EVENTS && binBytes <= SORT_BUDGET_BYTES ? new ArrayList<>() : null;
       for (AddFile f : bin) {
         try (ParquetReader<Group> reader =
             ParquetReader.builder(new GroupReadSupport(), new Path(root, f.getPath()))
                 .withConf(conf)
                 .build()) {
           for (Group g = reader.read(); g != null; g = reader.read()) {
-            writer.write(toRow(g, layout, f.getPartitionValues()), now);
+            Map<String, Object> row = toRow(g, layout, f.getPartitionValues());
+            if (sorted != null) {
+              sorted.add(row);
+            } else {
+              writer.write(row, now);
+            }
           }
+        }
+      }
+      if (sorted != null) {
+        // Unsigned byte order of UTF-8 is code point order, the order Parquet's stats use.
+        sorted.sort(
+            (a, b) ->
+                Arrays.compareUnsigned(
+                    (byte[]) a.get(PayloadReader.NATURAL_ID), (byte[]) b.get(PayloadReader.NATURAL_ID)));
+        for (Map<String, Object> row : sorted) {
+          writer.write(row, now);
         }
       }
       return writer.finish();

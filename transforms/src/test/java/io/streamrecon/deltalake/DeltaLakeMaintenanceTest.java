@@ -60,8 +60,10 @@ public class DeltaLakeMaintenanceTest {
     List<EventRef> refs = new ArrayList<>();
     for (int c = 0; c < commits; c++) {
       List<Event> batch = new ArrayList<>();
-      batch.addAll(TestEvents.events(Side.SOURCE, "s" + c, 10, TestEvents.T0));
-      batch.addAll(TestEvents.events(Side.TARGET, "t" + c, 10, TestEvents.T0));
+      // Later commits carry smaller ids, so a compaction that did not sort would keep them unsorted.
+      int k = commits - 1 - c;
+      batch.addAll(TestEvents.events(Side.SOURCE, "s" + k, 10, TestEvents.T0));
+      batch.addAll(TestEvents.events(Side.TARGET, "t" + k, 10, TestEvents.T0));
       refs.addAll(RawEventsFixture.commit(warehouse, "app", c, batch));
       all.addAll(batch);
     }
@@ -98,6 +100,13 @@ public class DeltaLakeMaintenanceTest {
     assertEquals(2, files.size());
     // Every column (ingest time and run id included) is kept as it was.
     assertEquals(before, rowsByKey(warehouse));
+    // raw_events rows are sorted by natural id in each compacted file (readRows keeps file order).
+    Map<Object, String> last = new HashMap<>();
+    for (Map<String, Object> row : DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS)) {
+      String id = (String) row.get("natural_id");
+      String previous = last.put(row.get("side"), id);
+      assertTrue(previous + " before " + id, previous == null || previous.compareTo(id) <= 0);
+    }
     for (AddFile f : files) {
       assertEquals(80, FileStats.numRecords(f.getStats()));
       String side = f.getPartitionValues().get("side");

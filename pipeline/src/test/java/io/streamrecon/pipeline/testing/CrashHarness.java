@@ -261,7 +261,12 @@ public final class CrashHarness {
     List<String> cmd = new ArrayList<>();
     cmd.add(ChildProcesses.java());
     cmd.add("-Xmx1g");
-    cmd.addAll(runner.jvmFlags());
+    // Every runner gets the JDK openings bin/streamrecon passes (and a Flink distribution's
+    // env.java.opts.all): Flink's checkpoint of the @RequiresStableInput commit buffers reflects
+    // into java.util and declines every checkpoint without them.
+    List<String> flags = new ArrayList<>(addOpensOfThisJvm());
+    runner.jvmFlags().stream().filter(f -> !flags.contains(f)).forEach(flags::add);
+    cmd.addAll(flags);
     cmd.addAll(props);
     cmd.add("-cp");
     cmd.add(conf == null ? ChildProcesses.classPath() : ChildProcesses.classPath(conf));

@@ -153,7 +153,7 @@ public final class DeltaLakeMaintenance {
     }
     TableLayout<?> layout = TableLayouts.forName(table);
     Path root = DeltaLakeCommitter.tablePath(warehouse, table);
-    DeltaLog log = DeltaLog.forTable(conf, root);
+    DeltaLog log = DeltaLog.forTable(DeltaLakeCommitter.withAtomicLocalLogStore(conf), root);
     CompactResult empty = new CompactResult(table, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     if (!log.tableExists()) {
       return empty;
@@ -464,7 +464,7 @@ public final class DeltaLakeMaintenance {
     checkVacuumRetention(retain);
     TableLayouts.forName(table);
     Path root = DeltaLakeCommitter.tablePath(warehouse, table);
-    DeltaLog log = DeltaLog.forTable(conf, root);
+    DeltaLog log = DeltaLog.forTable(DeltaLakeCommitter.withAtomicLocalLogStore(conf), root);
     if (!log.tableExists()) {
       return new VacuumResult(table, 0, 0, 0, -1);
     }
@@ -611,7 +611,7 @@ public final class DeltaLakeMaintenance {
             .atZone(ZoneOffset.UTC)
             .toLocalDate();
     Path root = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
-    DeltaLog log = DeltaLog.forTable(conf, root);
+    DeltaLog log = DeltaLog.forTable(DeltaLakeCommitter.withAtomicLocalLogStore(conf), root);
     if (!log.tableExists()) {
       return new ExpireResult(cutoff, List.of(), 0, 0, -1);
     }

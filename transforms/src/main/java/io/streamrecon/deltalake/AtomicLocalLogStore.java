@@ -35,7 +35,7 @@ import org.apache.hadoop.fs.Path;
  * conflict delta-standalone expects as {@link FileAlreadyExistsException}). Overwrites (only
  * {@code _last_checkpoint}) are an atomic rename. No {@code .crc} files are written.
  */
-public final class AtomicLocalLogStore extends HadoopFileSystemLogStore {
+public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
 
   /** The Hadoop configuration key delta-standalone reads the {@code file:} log store from. */
   public static final String CONF_KEY = "delta.logStore.file.impl";
@@ -85,7 +85,11 @@ public final class AtomicLocalLogStore extends HadoopFileSystemLogStore {
     }
   }
 
-  private static void publish(java.nio.file.Path temp, java.nio.file.Path target, Path path)
+  /**
+   * Makes the completely written {@code temp} visible as {@code target}, failing if the version is
+   * taken. Overridable so that a crash test can stop a process exactly between the two.
+   */
+  protected void publish(java.nio.file.Path temp, java.nio.file.Path target, Path path)
       throws IOException {
     try {
       Files.createLink(target, temp);

@@ -38,38 +38,65 @@ public final class CommitPausingFs extends DelegateToFileSystem {
     return "<?xml version=\"1.0\"?>\n<configuration>\n  <property>\n"
         + "    <name>fs.AbstractFileSystem.file.impl</name>\n"
         + "    <value>" + CommitPausingFs.class.getName() + "</value>\n"
+        + "  </property>\n  <property>\n"
+        + "    <name>" + io.streamrecon.deltalake.AtomicLocalLogStore.CONF_KEY + "</name>\n"
+        + "    <value>" + PausingLogStore.class.getName() + "</value>\n"
         + "  </property>\n</configuration>\n";
   }
 
-  static final class Pausing extends RawLocalFileSystem {
-    private static final AtomicInteger COMMITS = new AtomicInteger();
+  private static final AtomicInteger COMMITS = new AtomicInteger();
 
-    @Override
-    public boolean rename(Path src, Path dst) throws IOException {
-      Path parent = dst.getParent();
-      if (parent != null
-          && parent.getName().equals("_delta_log")
-          && dst.getName().matches("\\d{20}\\.json")) {
-        int n = COMMITS.incrementAndGet();
-        Integer at = Integer.getInteger(AT);
-        String marker = System.getProperty(MARKER);
-        if (at != null && marker != null && n == at) {
-          Files.writeString(
-              java.nio.file.Path.of(marker),
-              "paused before committing " + dst + " (temporary " + src + ")\n",
-              StandardCharsets.UTF_8);
-          Object never = new Object();
-          synchronized (never) {
-            while (true) {
-              try {
-                never.wait(); // the test kills the process here
-              } catch (InterruptedException e) {
-                // keep pausing: only SIGKILL ends this
-              }
-            }
+  /**
+   * Counts a Delta Lake commit about to be published ({@code _delta_log/<20 digits>.json}) and,
+   * if it is the chosen one, writes the marker and blocks until the process is killed.
+   */
+  static void pauseIfChosen(String dirName, String fileName, String what) throws IOException {
+    if (!dirName.equals("_delta_log") || !fileName.matches("\\d{20}\\.json")) {
+      return;
+    }
+    int n = COMMITS.incrementAndGet();
+    Integer at = Integer.getInteger(AT);
+    String marker = System.getProperty(MARKER);
+    if (at != null && marker != null && n == at) {
+      Files.writeString(
+          java.nio.file.Path.of(marker), "paused before committing " + what + "\n", StandardCharsets.UTF_8);
+      Object never = new Object();
+      synchronized (never) {
+        while (true) {
+          try {
+            never.wait(); // the test kills the process here
+          } catch (InterruptedException e) {
+            // keep pausing: only SIGKILL ends this
           }
         }
       }
+    }
+  }
+
+  /**
+   * The project's atomic local log store, paused between writing a commit's log file and
+   * publishing it: the moment a crash inside a Delta Lake commit leaves behind.
+   */
+  public static final class PausingLogStore extends io.streamrecon.deltalake.AtomicLocalLogStore {
+    public PausingLogStore(Configuration conf) {
+      super(conf);
+    }
+
+    @Override
+    protected void publish(java.nio.file.Path temp, java.nio.file.Path target, Path path)
+        throws IOException {
+      pauseIfChosen(
+          target.getParent() == null ? "" : target.getParent().getFileName().toString(),
+          target.getFileName().toString(),
+          target + " (temporary " + temp + ")");
+      super.publish(temp, target, path);
+    }
+  }
+
+  static final class Pausing extends RawLocalFileSystem {
+    @Override
+    public boolean rename(Path src, Path dst) throws IOException {
+      pauseIfChosen(dst.getParent() == null ? "" : dst.getParent().getName(), dst.getName(), dst + " (temporary " + src + ")");
       return super.rename(src, dst);
     }
   }

@@ -20,7 +20,7 @@ public class FlinkBrokerOutageTest {
   @Ignore(
       "Flaky after the merge of issues 8, 9 and 13 (issue 8 stays open): it passed alone (101 s) but"
           + " in the whole suite run A did not reach its final verdicts within 300 s once; see"
-          + " FlinkCrashRecoveryTest. Run it by name.)
+          + " FlinkCrashRecoveryTest. Run it by name.")
   @Test
   public void aBrokerDownFor30sDelaysTheRunAndLosesNothing() throws Exception {
     CrashHarness.Result r =

@@ -32,7 +32,7 @@ public class FlinkCrashRecoveryTest {
       "Flaky after the merge of issues 8, 9 and 13 (issue 8 stays open): it passed alone (100 s) but in"
           + " the whole suite B did not reach A's final verdicts within 300 s; the same symptom hit"
           + " FlinkBrokerOutageTest once. Suspects: the bucketed expiry timers restored from a"
-          + " checkpoint, or @RequiresStableInput commits waiting on checkpoints. Run it by name.)
+          + " checkpoint, or @RequiresStableInput commits waiting on checkpoints. Run it by name.")
   @Test
   public void killedThreeTimesEndsWithTheTablesOfAnUndisturbedRun() throws Exception {
     CrashHarness.Result r =

@@ -79,6 +79,7 @@ final class BareContender {
     List<Path> targets = Generator.files(dataDir.resolve(Generator.TARGET_DIR));
     long watermark = Long.MIN_VALUE;
     long maxEventTime = Long.MIN_VALUE;
+    EventParser.Scratch scratch = new EventParser.Scratch();
     for (int i = 0; i < sources.size(); i++) {
       List<Event> batch = new ArrayList<>();
       for (Path file : List.of(sources.get(i), targets.get(i))) {
@@ -90,7 +91,8 @@ final class BareContender {
             try {
               batch.add(
                   parser.parse(
-                      new RawInput(side, bytes, Origin.fileLine(file.toString(), line), Instant.EPOCH)));
+                      new RawInput(side, bytes, Origin.fileLine(file.toString(), line), Instant.EPOCH),
+                      scratch));
             } catch (InvalidEventException ex) {
               parseErrors++;
             }

@@ -380,8 +380,13 @@ public final class ComparisonRules implements Serializable {
    * side}, and returns the SHA-256 of its canonical form. The caller must own the tree.
    */
   public String sha256(JsonNode root, Side side) {
+    return sha256(root, side, new CanonicalJson.Hasher());
+  }
+
+  /** {@link #sha256(JsonNode, Side)} with the caller's (one thread's) hasher. */
+  String sha256(JsonNode root, Side side, CanonicalJson.Hasher hasher) {
     RulesNormalizer.normalize(root, this, side == Side.SOURCE, null);
-    return CanonicalJson.sha256(root);
+    return hasher.sha256(root);
   }
 
   /** Human-readable lines, one per rule, for {@code explain}. */

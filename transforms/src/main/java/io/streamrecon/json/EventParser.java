@@ -104,8 +104,25 @@ public final class EventParser implements Serializable {
     return rules;
   }
 
-  /** The event for one input, or an exception whose message never quotes the payload. */
+  /**
+   * Buffers that one thread reuses across {@link #parse(RawInput, Scratch)} calls (the canonical
+   * writer's buffer and the digest), so that parsing allocates no more than the event needs. Not
+   * thread-safe: keep one per thread, e.g. in a transient DoFn field set in {@code @Setup}.
+   */
+  public static final class Scratch {
+    final CanonicalJson.Hasher hasher = new CanonicalJson.Hasher();
+  }
+
+  /**
+   * The event for one input, or an exception whose message never quotes the payload. Thread-safe;
+   * a caller that parses many inputs on one thread should use {@link #parse(RawInput, Scratch)}.
+   */
   public Event parse(RawInput input) throws InvalidEventException {
+    return parse(input, new Scratch());
+  }
+
+  /** {@link #parse(RawInput)} with buffers owned by the calling thread. */
+  public Event parse(RawInput input, Scratch scratch) throws InvalidEventException {
     byte[] bytes = input.bytes();
     if (bytes.length > config.maxEventBytes()) {
       throw new InvalidEventException(
@@ -123,10 +140,10 @@ public final class EventParser implements Serializable {
       String sha256;
       if (effectiveRules == null) {
         CanonicalJson.removeInPlace(root, ignorePointers);
-        sha256 = CanonicalJson.sha256(root);
+        sha256 = scratch.hasher.sha256(root);
       } else {
         // One parse: the tree is normalised in place after the id and time were read from it.
-        sha256 = effectiveRules.sha256(root, input.side());
+        sha256 = effectiveRules.sha256(root, input.side(), scratch.hasher);
       }
       return new Event(input.side(), naturalId, eventTime, sha256, bytes, input.origin());
     } catch (RuntimeException e) {
@@ -218,8 +235,7 @@ public final class EventParser implements Serializable {
     if (value.isTextual()) {
       long millis;
       try {
-        millis =
-            OffsetDateTime.parse(value.textValue(), ISO_WITH_OFFSET).toInstant().toEpochMilli();
+        millis = parseIso(value.textValue());
       } catch (DateTimeParseException | ArithmeticException e) {
         throw new InvalidEventException(
             prefix
@@ -254,11 +270,109 @@ public final class EventParser implements Serializable {
    */
   static Long isoMillis(String text) {
     try {
-      long millis = OffsetDateTime.parse(text, ISO_WITH_OFFSET).toInstant().toEpochMilli();
+      long millis = parseIso(text);
       return millis < MIN_EVENT_MILLIS || millis > MAX_EVENT_MILLIS ? null : millis;
     } catch (DateTimeParseException | ArithmeticException e) {
       return null;
     }
+  }
+
+  /** Epoch milliseconds of an ISO-8601 date-time with offset, sub-milliseconds truncated. */
+  private static long parseIso(String text) {
+    long fast = fastIsoMillis(text);
+    return fast != NOT_FAST ? fast : formatterMillis(text);
+  }
+
+  /** The general path: the formatter, for every shape {@link #fastIsoMillis} leaves to it. */
+  static long formatterMillis(String text) {
+    return OffsetDateTime.parse(text, ISO_WITH_OFFSET).toInstant().toEpochMilli();
+  }
+
+  /** What {@link #fastIsoMillis} returns for text it leaves to the full formatter. */
+  static final long NOT_FAST = Long.MIN_VALUE;
+
+  /**
+   * The common shape, {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}](Z|±HH:MM)}, read without the
+   * formatter's general machinery (which cost a tenth of the bare logic's time). Returns exactly
+   * what {@code OffsetDateTime.parse(text, ISO_WITH_OFFSET)} would, or {@link #NOT_FAST} for
+   * anything else, valid or not (lower-case separators, other offset forms, out-of-range fields),
+   * which the formatter then accepts or rejects as before. A test compares both on many inputs.
+   */
+  static long fastIsoMillis(String t) {
+    int len = t.length();
+    if (len < 20
+        || t.charAt(4) != '-'
+        || t.charAt(7) != '-'
+        || t.charAt(10) != 'T'
+        || t.charAt(13) != ':'
+        || t.charAt(16) != ':') {
+      return NOT_FAST;
+    }
+    int year = digits(t, 0, 4);
+    int month = digits(t, 5, 2);
+    int day = digits(t, 8, 2);
+    int hour = digits(t, 11, 2);
+    int minute = digits(t, 14, 2);
+    int second = digits(t, 17, 2);
+    if ((year | month | day | hour | minute | second) < 0
+        || month < 1
+        || month > 12
+        || day < 1
+        || day > java.time.Month.of(month).length(java.time.Year.isLeap(year))
+        || hour > 23
+        || minute > 59
+        || second > 59) {
+      return NOT_FAST;
+    }
+    int i = 19;
+    int millis = 0;
+    if (t.charAt(i) == '.') {
+      int start = ++i;
+      while (i < len && i - start < 9 && t.charAt(i) >= '0' && t.charAt(i) <= '9') {
+        if (i - start < 3) {
+          millis = millis * 10 + (t.charAt(i) - '0');
+        }
+        i++;
+      }
+      int n = i - start;
+      if (n == 0) {
+        return NOT_FAST;
+      }
+      for (; n < 3; n++) {
+        millis *= 10;
+      }
+    }
+    int offsetSeconds;
+    if (i == len - 1 && t.charAt(i) == 'Z') {
+      offsetSeconds = 0;
+    } else if (i == len - 6
+        && (t.charAt(i) == '+' || t.charAt(i) == '-')
+        && t.charAt(i + 3) == ':') {
+      int oh = digits(t, i + 1, 2);
+      int om = digits(t, i + 4, 2);
+      if (oh < 0 || om < 0 || oh > 17 || om > 59 || (oh == 0 && om == 0 && t.charAt(i) == '-')) {
+        return NOT_FAST;
+      }
+      offsetSeconds = (t.charAt(i) == '-' ? -1 : 1) * (oh * 3600 + om * 60);
+    } else {
+      return NOT_FAST;
+    }
+    long epochDay = java.time.LocalDate.of(year, month, day).toEpochDay();
+    long epochSecond = epochDay * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds;
+    return epochSecond * 1000 + millis;
+  }
+
+  /** The value of {@code n} ASCII digits at {@code from}, or -1. */
+  private static int digits(String t, int from, int n) {
+    int v = 0;
+    for (int i = from; i < from + n; i++) {
+      char c = t.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
   }
 
   private static Instant inRange(long millis, String what) throws InvalidEventException {

@@ -124,6 +124,67 @@ public final class JsonSupport {
 
   /** Parses bytes that must be exactly one JSON value in strict UTF-8; see {@link #parseObject}. */
   public static JsonNode parse(byte[] utf8) throws InvalidEventException {
+    JsonNode node = parseBytes(utf8);
+    return node != null ? node : parseDecoded(utf8);
+  }
+
+  /**
+   * The fast path: Jackson's byte parser straight on the input, without decoding it to a char
+   * array first (a tenth of the bare logic's time). Taken only where it reads exactly what {@link
+   * #parseDecoded} reads: strict UTF-8 (checked first, since Jackson's own decoding is lenient)
+   * whose first four bytes hold no zero, so that Jackson's encoding detection picks UTF-8 (a UTF-8
+   * byte order mark is skipped by both). Returns null for anything else and for every failure,
+   * which the decoding path then parses again and words, so error messages do not change.
+   */
+  private static JsonNode parseBytes(byte[] utf8) {
+    if (utf8.length < 4
+        || utf8[0] == 0
+        || utf8[1] == 0
+        || utf8[2] == 0
+        || utf8[3] == 0
+        || !isStrictUtf8(utf8)) {
+      return null;
+    }
+    try (JsonParser parser = FACTORY.createParser(utf8)) {
+      JsonNode node = readTree(parser);
+      return parser.nextToken() == null ? node : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** Whether the bytes are strict UTF-8 (as {@link #decodeUtf8} requires), without keeping text. */
+  static boolean isStrictUtf8(byte[] utf8) {
+    int i = 0;
+    while (i < utf8.length && utf8[i] >= 0) {
+      i++;
+    }
+    if (i == utf8.length) {
+      return true; // ASCII, the common case
+    }
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(utf8, i, utf8.length - i);
+    CharBuffer out = CharBuffer.allocate(Math.min(utf8.length - i, 4096));
+    while (true) {
+      CoderResult result = decoder.decode(in, out, true);
+      if (result.isError()) {
+        return false;
+      }
+      if (!result.isOverflow()) {
+        break;
+      }
+      out.clear();
+    }
+    out.clear();
+    return !decoder.flush(out).isError();
+  }
+
+  /** The general path: decode strictly, then parse the text; words every failure. */
+  static JsonNode parseDecoded(byte[] utf8) throws InvalidEventException {
     if (utf8.length == 0) {
       throw new InvalidEventException("empty input");
     }

@@ -119,16 +119,23 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     private final EventParser parser;
     private final Counter parsed = Metrics.counter("streamrecon", "events_parsed");
     private final Counter deadLetters = Metrics.counter("streamrecon", "dead_letters");
+    // Per DoFn instance, which Beam calls from one thread at a time.
+    private transient EventParser.Scratch scratch;
 
     ParseFn(EventParser parser) {
       this.parser = parser;
+    }
+
+    @Setup
+    public void setup() {
+      scratch = new EventParser.Scratch();
     }
 
     @ProcessElement
     public void processElement(@Element RawInput raw, MultiOutputReceiver out) {
       Event event;
       try {
-        event = parser.parse(raw);
+        event = parser.parse(raw, scratch);
       } catch (InvalidEventException e) {
         out.get(DEAD_LETTERS)
             .output(

@@ -143,7 +143,7 @@ public class CanonicalHashEquivalenceTest {
     assertEquals("reused hasher on " + what, hash, reused.sha256(node));
   }
 
-  private static JsonNode value(SplittableRandom r, int depth) {
+  static JsonNode value(SplittableRandom r, int depth) {
     int kind = r.nextInt(depth > 4 ? 6 : 9);
     switch (kind) {
       case 0:

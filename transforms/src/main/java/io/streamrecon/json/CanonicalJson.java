@@ -358,7 +358,11 @@ public final class CanonicalJson {
     /** Most bytes one char of a string can take: an escape such as {@code \}{@code u001f}. */
     private static final int MAX_BYTES_PER_CHAR = 6;
 
+    /** Chars of a string encoded per step. */
+    private static final int CHUNK = 1024;
+
     private final MessageDigest digest;
+    private final char[] chars = new char[CHUNK];
     byte[] buffer;
     int size;
 
@@ -453,15 +457,34 @@ public final class CanonicalJson {
       int i = 0;
       while (i < len) {
         if (buffer.length - size < 2 * MAX_BYTES_PER_CHAR) {
-          makeRoom(Math.min(len - i, 1024) * MAX_BYTES_PER_CHAR);
+          makeRoom(Math.min(len - i, CHUNK) * MAX_BYTES_PER_CHAR);
         }
         // Chars i..end fit whatever their encoding; a surrogate pair may read one char past end,
-        // and its 4 bytes stay within the 6 reserved for its first char.
-        int end = Math.min(len, i + (buffer.length - size) / MAX_BYTES_PER_CHAR);
+        // and its 4 bytes stay within the 6 reserved for its first char. Copying a chunk into a
+        // char array first (one bulk inflate) keeps String.charAt's checks out of the loop.
+        int count = Math.min(len - i, Math.min(CHUNK, (buffer.length - size) / MAX_BYTES_PER_CHAR));
+        char[] cs = chars;
+        s.getChars(i, i + count, cs, 0);
         byte[] b = buffer;
         int n = size;
-        for (; i < end; i++) {
-          char c = s.charAt(i);
+        // Most text is plain ASCII: test the chunk without branches (the sign bit of each term is
+        // set for a control char, anything above U+007F, a quote or a backslash) and copy it.
+        int special = 0;
+        for (int k = 0; k < count; k++) {
+          int c = cs[k];
+          special |= (c - 0x20) | (0x7F - c) | ((c ^ '"') - 1) | ((c ^ '\\') - 1);
+        }
+        if (special >= 0) {
+          for (int k = 0; k < count; k++) {
+            b[n + k] = (byte) cs[k];
+          }
+          size = n + count;
+          i += count;
+          continue;
+        }
+        int j = 0;
+        for (; j < count; j++) {
+          char c = cs[j];
           if (c < 0x80) {
             if (c >= 0x20 && c != '"' && c != '\\') {
               b[n++] = (byte) c;
@@ -475,19 +498,22 @@ public final class CanonicalJson {
             b[n++] = (byte) (0xE0 | (c >> 12));
             b[n++] = (byte) (0x80 | ((c >> 6) & 0x3F));
             b[n++] = (byte) (0x80 | (c & 0x3F));
-          } else if (Character.isHighSurrogate(c)
-              && i + 1 < len
-              && Character.isLowSurrogate(s.charAt(i + 1))) {
-            int cp = Character.toCodePoint(c, s.charAt(++i));
-            b[n++] = (byte) (0xF0 | (cp >> 18));
-            b[n++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
-            b[n++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
-            b[n++] = (byte) (0x80 | (cp & 0x3F));
           } else {
-            n = unicodeEscape(c, b, n); // an unpaired surrogate
+            char low = j + 1 < count ? cs[j + 1] : i + j + 1 < len ? s.charAt(i + j + 1) : 0;
+            if (Character.isHighSurrogate(c) && Character.isLowSurrogate(low)) {
+              int cp = Character.toCodePoint(c, low);
+              b[n++] = (byte) (0xF0 | (cp >> 18));
+              b[n++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+              b[n++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+              b[n++] = (byte) (0x80 | (cp & 0x3F));
+              j++; // may step one past the chunk: that char is written
+            } else {
+              n = unicodeEscape(c, b, n); // an unpaired surrogate
+            }
           }
         }
         size = n;
+        i += j;
       }
       writeByte('"');
     }

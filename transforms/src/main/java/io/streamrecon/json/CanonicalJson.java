@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HexFormat;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -283,7 +282,13 @@ public final class CanonicalJson {
       } finally {
         writer.size = 0;
       }
-      return HexFormat.of().formatHex(digest.digest());
+      byte[] hash = digest.digest();
+      byte[] hex = new byte[2 * hash.length];
+      for (int i = 0; i < hash.length; i++) {
+        hex[2 * i] = HEX_BYTES[(hash[i] >> 4) & 0xF];
+        hex[2 * i + 1] = HEX_BYTES[hash[i] & 0xF];
+      }
+      return new String(hex, StandardCharsets.ISO_8859_1);
     }
   }
 

@@ -67,17 +67,27 @@ public final class JsonSupport {
   public static final int MAX_STRING_LENGTH = ParseConfig.MAX_EVENT_BYTES_LIMIT;
 
   private static final JsonFactory FACTORY =
-      JsonFactory.builder()
-          .streamReadConstraints(
-              StreamReadConstraints.builder()
-                  .maxNestingDepth(MAX_NESTING_DEPTH)
-                  .maxNumberLength(MAX_NUMBER_LENGTH)
-                  .maxStringLength(MAX_STRING_LENGTH)
-                  .build())
-          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-          // Locations would otherwise quote the input in exception messages.
-          .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
-          .build();
+      factoryBuilder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+  /**
+   * For {@link #parseBytes} only: the same limits without Jackson's duplicate detection (a set of
+   * names per object), because {@link #readTree} sees a duplicate anyway when the tree's map
+   * already holds the name; the fast path then hands the input to the strict path for the message.
+   */
+  private static final JsonFactory FAST_FACTORY = factoryBuilder().build();
+
+  private static com.fasterxml.jackson.core.JsonFactoryBuilder factoryBuilder() {
+    return (com.fasterxml.jackson.core.JsonFactoryBuilder)
+        JsonFactory.builder()
+            .streamReadConstraints(
+                StreamReadConstraints.builder()
+                    .maxNestingDepth(MAX_NESTING_DEPTH)
+                    .maxNumberLength(MAX_NUMBER_LENGTH)
+                    .maxStringLength(MAX_STRING_LENGTH)
+                    .build())
+            // Locations would otherwise quote the input in exception messages.
+            .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION);
+  }
 
   private static final ObjectMapper MAPPER =
       JsonMapper.builder(FACTORY)
@@ -151,7 +161,7 @@ public final class JsonSupport {
         || !isStrictUtf8(utf8)) {
       return null;
     }
-    try (JsonParser parser = FACTORY.createParser(utf8)) {
+    try (JsonParser parser = FAST_FACTORY.createParser(utf8)) {
       JsonNode node = readTree(parser);
       return parser.nextToken() == null ? node : null;
     } catch (IOException | RuntimeException e) {
@@ -284,7 +294,10 @@ public final class JsonSupport {
       ContainerNode<?> parent = open.peek();
       if (parent instanceof ObjectNode object) {
         // For a value, and for the start of a nested container, the name is the member's.
-        object.set(parser.currentName(), value);
+        if (object.replace(parser.currentName(), value) != null) {
+          // Only without STRICT_DUPLICATE_DETECTION (the fast path), which then falls back.
+          throw new JsonParseException(parser, "duplicate key");
+        }
       } else if (parent instanceof ArrayNode array) {
         array.add(value);
       }

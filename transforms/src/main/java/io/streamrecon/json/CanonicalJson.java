@@ -264,8 +264,8 @@ public final class CanonicalJson {
   }
 
   /**
-   * Hashes canonical forms, reusing one digest and one buffer across values: the form is encoded
-   * to UTF-8 in a byte buffer and the digest updated a block at a time. Not thread-safe; give each
+   * Hashes canonical forms, reusing one digest and one buffer across values: the form is encoded to
+   * UTF-8 in a byte buffer and the digest updated a block at a time. Not thread-safe; give each
    * thread (each DoFn instance) its own.
    */
   static final class Hasher {
@@ -354,10 +354,11 @@ public final class CanonicalJson {
 
   /**
    * Writes the canonical form as UTF-8 into a byte buffer; when the buffer fills it is fed to the
-   * digest (or, without a digest, grown). Strings are encoded in bulk: a plain ASCII character costs
-   * one compare and one store. Keeps its own stack, so nesting depth costs heap, not Java stack.
-   * Produces exactly the bytes of {@link #writeString(String, Appendable)}'s escaping encoded as
-   * UTF-8 (a test compares it with the previous char-at-a-time encoder on random documents).
+   * digest (or, without a digest, grown). Strings are encoded in bulk: a plain ASCII character
+   * costs one compare and one store. Keeps its own stack, so nesting depth costs heap, not Java
+   * stack. Produces exactly the bytes of {@link CanonicalJson#writeString(String, Appendable)}'s
+   * escaping encoded as UTF-8 (a test compares it with the previous char-at-a-time encoder on
+   * random documents).
    */
   private static final class Utf8Writer {
     /** Most bytes one char of a string can take: an escape such as {@code \}{@code u001f}. */
@@ -455,7 +456,10 @@ public final class CanonicalJson {
       }
     }
 
-    /** The canonical escaping of {@link #writeString(String, Appendable)}, encoded as UTF-8. */
+    /**
+     * The canonical escaping of {@link CanonicalJson#writeString(String, Appendable)}, encoded as
+     * UTF-8.
+     */
     private void writeString(String s) {
       writeByte('"');
       int len = s.length();

@@ -114,8 +114,8 @@ public final class EventParser implements Serializable {
   }
 
   /**
-   * The event for one input, or an exception whose message never quotes the payload. Thread-safe;
-   * a caller that parses many inputs on one thread should use {@link #parse(RawInput, Scratch)}.
+   * The event for one input, or an exception whose message never quotes the payload. Thread-safe; a
+   * caller that parses many inputs on one thread should use {@link #parse(RawInput, Scratch)}.
    */
   public Event parse(RawInput input) throws InvalidEventException {
     return parse(input, new Scratch());
@@ -292,11 +292,11 @@ public final class EventParser implements Serializable {
   static final long NOT_FAST = Long.MIN_VALUE;
 
   /**
-   * The common shape, {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}](Z|±HH:MM)}, read without the
-   * formatter's general machinery (which cost a tenth of the bare logic's time). Returns exactly
-   * what {@code OffsetDateTime.parse(text, ISO_WITH_OFFSET)} would, or {@link #NOT_FAST} for
-   * anything else, valid or not (lower-case separators, other offset forms, out-of-range fields),
-   * which the formatter then accepts or rejects as before. A test compares both on many inputs.
+   * The common shape, {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}](Z|±HH:MM)}, read without the formatter's
+   * general machinery (which cost a tenth of the bare logic's time). Returns exactly what {@code
+   * OffsetDateTime.parse(text, ISO_WITH_OFFSET)} would, or {@link #NOT_FAST} for anything else,
+   * valid or not (lower-case separators, other offset forms, out-of-range fields), which the
+   * formatter then accepts or rejects as before. A test compares both on many inputs.
    */
   static long fastIsoMillis(String t) {
     int len = t.length();

@@ -117,8 +117,8 @@ public final class JsonSupport {
 
   /**
    * The shared, thread-safe mapper built on {@link #factory()}, for writing JSON and for reading
-   * JSON that is not an event. Read events with {@link #parse}: the mapper's {@code readTree}
-   * turns floats beyond double range into Infinity.
+   * JSON that is not an event. Read events with {@link #parse}: the mapper's {@code readTree} turns
+   * floats beyond double range into Infinity.
    */
   public static ObjectMapper mapper() {
     return MAPPER;
@@ -145,8 +145,8 @@ public final class JsonSupport {
   }
 
   /**
-   * The fast path: Jackson's byte parser straight on the input, without decoding it to a char
-   * array first (a tenth of the bare logic's time). Taken only where it reads exactly what {@link
+   * The fast path: Jackson's byte parser straight on the input, without decoding it to a char array
+   * first (a tenth of the bare logic's time). Taken only where it reads exactly what {@link
    * #parseDecoded} reads: strict UTF-8 (checked first, since Jackson's own decoding is lenient)
    * whose first four bytes hold no zero, so that Jackson's encoding detection picks UTF-8 (a UTF-8
    * byte order mark is skipped by both). Returns null for anything else and for every failure,

@@ -159,7 +159,8 @@ public class CanonicalHashEquivalenceTest {
       case 4:
         return r.nextBoolean() ? NODES.booleanNode(r.nextBoolean()) : NODES.nullNode();
       case 5:
-        return NODES.numberNode(new BigInteger(r.nextInt(1, 100), new java.util.Random(r.nextLong())));
+        return NODES.numberNode(
+            new BigInteger(r.nextInt(1, 100), new java.util.Random(r.nextLong())));
       case 6:
       case 7:
         {

@@ -14,9 +14,9 @@ import org.junit.runners.JUnit4;
 
 /**
  * The event-time fast path must never disagree with the ISO formatter it short-cuts: whatever it
- * answers, the formatter accepts with the same instant; whatever it declines goes to the
- * formatter. Random near-valid strings (fixed seed) probe every field's bounds, leap days,
- * fractions of 0 to 10 digits and every offset form.
+ * answers, the formatter accepts with the same instant; whatever it declines goes to the formatter.
+ * Random near-valid strings (fixed seed) probe every field's bounds, leap days, fractions of 0 to
+ * 10 digits and every offset form.
  */
 @RunWith(JUnit4.class)
 public class EventTimeFastPathTest {

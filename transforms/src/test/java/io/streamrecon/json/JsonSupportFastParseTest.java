@@ -44,10 +44,30 @@ public class JsonSupportFastParseTest {
   public void edgeCases() {
     for (String s :
         new String[] {
-          "{}", "[]", "1", "12", "123", "1234", "\"ab\"", " {} ", "\uFEFF{\"a\":1}",
-          "\uFEFF\uFEFF{\"a\":1}", "{\"a\":1} x", "{\"a\":1}{}", "   ", "", "\u0000{}  ",
-          "{\"a\":1,\"a\":2}", "{\"x\":{\"b\":[],\"b\":{}}}", "[{\"a\":null,\"a\":null}]", "{\"a\":1e-2147483649}", "{\"a\":1e400}", "{\"é\":\"\uD83D\uDE00\"}",
-          "[" .repeat(1001) + "]".repeat(1001), "{\"a\":\"\\uD800\"}", "{\"a\":tru}"
+          "{}",
+          "[]",
+          "1",
+          "12",
+          "123",
+          "1234",
+          "\"ab\"",
+          " {} ",
+          "\uFEFF{\"a\":1}",
+          "\uFEFF\uFEFF{\"a\":1}",
+          "{\"a\":1} x",
+          "{\"a\":1}{}",
+          "   ",
+          "",
+          "\u0000{}  ",
+          "{\"a\":1,\"a\":2}",
+          "{\"x\":{\"b\":[],\"b\":{}}}",
+          "[{\"a\":null,\"a\":null}]",
+          "{\"a\":1e-2147483649}",
+          "{\"a\":1e400}",
+          "{\"é\":\"\uD83D\uDE00\"}",
+          "[".repeat(1001) + "]".repeat(1001),
+          "{\"a\":\"\\uD800\"}",
+          "{\"a\":tru}"
         }) {
       same(s.getBytes(StandardCharsets.UTF_8));
     }
@@ -56,7 +76,20 @@ public class JsonSupportFastParseTest {
         new byte[][] {
           {'{', '"', 'a', '"', ':', '"', (byte) 0xC0, (byte) 0x80, '"', '}'},
           {'{', '"', 'a', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', '}'},
-          {'{', '"', 'a', '"', ':', '"', (byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"', '}'},
+          {
+            '{',
+            '"',
+            'a',
+            '"',
+            ':',
+            '"',
+            (byte) 0xF4,
+            (byte) 0x90,
+            (byte) 0x80,
+            (byte) 0x80,
+            '"',
+            '}'
+          },
           {'{', '"', 'a', '"', ':', '"', (byte) 0xE2, (byte) 0x82, '"', '}'},
           {'{', '"', 'a', '"', ':', '"', (byte) 0x80, '"', '}'},
           {(byte) 0xFF, (byte) 0xFE, '{', 0, '}', 0},
@@ -111,7 +144,8 @@ public class JsonSupportFastParseTest {
     assertEquals(what, expected, actual);
     if (expected != null) {
       // equal trees, and equal canonical text (which also compares number node types' output)
-      assertEquals(what, LegacyCanonicalJson.canonicalForm(expected), CanonicalJson.canonicalForm(actual));
+      assertEquals(
+          what, LegacyCanonicalJson.canonicalForm(expected), CanonicalJson.canonicalForm(actual));
       assertEquals(what, expected.toString(), actual.toString());
     }
     return expected != null;

@@ -33,6 +33,7 @@ final class BeamContender {
   private final Expected expected;
   private final Path work;
   private final boolean spark;
+  private final List<String> pipelineArgs;
 
   double startupSeconds;
   long payloadFetches;
@@ -40,11 +41,13 @@ final class BeamContender {
   long matchesEmitted;
   final Map<String, Object> extra = new LinkedHashMap<>();
 
-  BeamContender(Path dataDir, Expected expected, Path work, boolean spark) {
+  BeamContender(
+      Path dataDir, Expected expected, Path work, boolean spark, List<String> pipelineArgs) {
     this.dataDir = dataDir;
     this.expected = expected;
     this.work = work;
     this.spark = spark;
+    this.pipelineArgs = List.copyOf(pipelineArgs);
   }
 
   Path warehouse() {
@@ -68,6 +71,7 @@ final class BeamContender {
     } else {
       args.add("--runner=DirectRunner");
     }
+    args.addAll(pipelineArgs);
     ReconcileOptions options =
         PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).withValidation().as(ReconcileOptions.class);
     if (spark) {

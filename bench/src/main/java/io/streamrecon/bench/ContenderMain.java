@@ -30,6 +30,13 @@ public final class ContenderMain implements Callable<Integer> {
   @Option(names = "--rules", description = "comparison rules file (bare contender only)")
   Path rules;
 
+  @Option(
+      names = "--pipeline-arg",
+      description =
+          "extra pipeline option (direct and spark only), repeatable, e.g."
+              + " --pipeline-arg=--storageLevel=MEMORY_AND_DISK_SER")
+  java.util.List<String> pipelineArgs = new java.util.ArrayList<>();
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new ContenderMain()).execute(args));
   }
@@ -98,7 +105,8 @@ public final class ContenderMain implements Callable<Integer> {
               peer.matchesEmitted.get(), counts, extra);
         }
         case "direct", "spark" -> {
-          BeamContender beam = new BeamContender(data, expected, work, contender.equals("spark"));
+          BeamContender beam =
+              new BeamContender(data, expected, work, contender.equals("spark"), pipelineArgs);
           VerdictCounts counts = beam.run();
           double wall = (System.nanoTime() - start) / 1e9;
           DeltaLakeLogStats all = DeltaLakeLogStats.ofWarehouse(beam.warehouse());

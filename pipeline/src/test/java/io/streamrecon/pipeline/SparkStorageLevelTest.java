@@ -11,8 +11,8 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.Test;
 
 /**
- * On the SparkRunner the pipeline persists serialized (issue 9, point 5); elsewhere it leaves the
- * option alone, and an explicit level is kept. The Spark runner is not on this module's class
+ * On the SparkRunner in batch the pipeline persists to local disk only (issue 9, point 5); in
+ * streaming and on other runners it leaves the option alone, and an explicit level is kept. The Spark runner is not on this module's class
  * path, so a stand-in interface plays its options here; {@code SparkRunnerScenarioTest} runs the
  * same code against the real {@code SparkCommonPipelineOptions}.
  */
@@ -32,18 +32,25 @@ public class SparkStorageLevelTest {
     PipelineOptionsFactory.register(StandInSparkOptions.class);
     PipelineOptions o = PipelineOptionsFactory.fromArgs(args).create();
     o.setRunner(runner);
-    ReconcilePipeline.preferSerializedSparkStorage(o, StandInSparkOptions.class.getName());
+    ReconcilePipeline.boundSparkBatchStorage(o, StandInSparkOptions.class.getName());
     return o.as(StandInSparkOptions.class).getStorageLevel();
   }
 
   @Test
-  public void sparkPersistsSerializedAndSpillable() {
-    assertEquals("MEMORY_AND_DISK_SER", levelAfter(FakeSparkRunner.class));
+  public void sparkBatchPersistsToDiskOnly() {
+    assertEquals("DISK_ONLY", levelAfter(FakeSparkRunner.class));
+  }
+
+  @Test
+  public void sparkStreamingIsLeftAlone() {
+    assertEquals("MEMORY_ONLY", levelAfter(FakeSparkRunner.class, "--streaming=true"));
   }
 
   @Test
   public void anExplicitLevelIsKept() {
-    assertEquals("DISK_ONLY", levelAfter(FakeSparkRunner.class, "--storageLevel=DISK_ONLY"));
+    assertEquals(
+        "MEMORY_AND_DISK_SER",
+        levelAfter(FakeSparkRunner.class, "--storageLevel=MEMORY_AND_DISK_SER"));
   }
 
   @Test
@@ -55,7 +62,7 @@ public class SparkStorageLevelTest {
   public void withoutSparkOnTheClassPathNothingHappens() {
     PipelineOptions o = PipelineOptionsFactory.create();
     o.setRunner(FakeSparkRunner.class);
-    ReconcilePipeline.preferSerializedSparkStorage(o); // the real interface: not found, no error
+    ReconcilePipeline.boundSparkBatchStorage(o); // the real interface: not found, no error
     assertEquals(FakeSparkRunner.class, o.getRunner());
   }
 }

@@ -160,7 +160,8 @@ public final class ReconcilePipeline {
         .withRunId(s.runId())
         .withCommitInterval(s.commitInterval())
         .withWriterId(writer.writerId())
-        .withStableInput(writer.stableInput());
+        .withStableInput(writer.stableInput())
+        .withAutoCompact(s.autoCompactFiles());
   }
 
   /** As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}. */
@@ -170,7 +171,8 @@ public final class ReconcilePipeline {
         .withRunId(s.runId())
         .withCommitInterval(s.commitInterval())
         .withWriterId(writer.writerId())
-        .withStableInput(writer.stableInput());
+        .withStableInput(writer.stableInput())
+        .withAutoCompact(s.autoCompactFiles());
   }
 
   /**

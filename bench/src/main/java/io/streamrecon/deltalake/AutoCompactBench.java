@@ -60,6 +60,8 @@ public final class AutoCompactBench implements Callable<Integer> {
     StreamingOptions options = PipelineOptionsFactory.as(StreamingOptions.class);
     options.setStreaming(true);
     options.setRunner(DirectRunner.class);
+    // run() must return, so that the table can be sampled while the stream runs.
+    options.as(org.apache.beam.runners.direct.DirectOptions.class).setBlockOnRun(false);
     Pipeline p = Pipeline.create(options);
     DeltaLakeIO.WriteRawEvents write =
         DeltaLakeIO.writeRawEvents()

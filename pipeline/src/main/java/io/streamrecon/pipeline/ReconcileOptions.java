@@ -127,7 +127,8 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setAutoCompact(boolean value);
 
-  @Description("Files under the target size in one partition that trigger --autoCompact (2 to 10000)")
+  @Description(
+      "Files under the target size in one partition that trigger --autoCompact (2 to 10000)")
   @Default.Integer(io.streamrecon.deltalake.DeltaLakeIO.DEFAULT_AUTO_COMPACT_FILES)
   int getAutoCompactFiles();
 

@@ -58,7 +58,8 @@ public class ReconcileSettingsTest {
         7,
         settings("--source=a", "--target=b", "--autoCompact=true", "--autoCompactFiles=7")
             .autoCompactFiles());
-    assertEquals(0, settings("--source=a", "--target=b", "--autoCompactFiles=7").autoCompactFiles());
+    assertEquals(
+        0, settings("--source=a", "--target=b", "--autoCompactFiles=7").autoCompactFiles());
     assertError("--autoCompactFiles=1 is out of range: 2 to 10000 small files per partition",
         "--source=a", "--target=b", "--autoCompact", "--autoCompactFiles=1");
   }

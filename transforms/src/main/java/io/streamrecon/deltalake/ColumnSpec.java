@@ -76,21 +76,25 @@ final class ColumnSpec {
   }
 
   ColumnSpec nullable() {
-    return new ColumnSpec(name, kind, true, stats, partition, dictionary, bloomFilter, getter, children);
+    return new ColumnSpec(
+        name, kind, true, stats, partition, dictionary, bloomFilter, getter, children);
   }
 
   /** Collect numRecords-style min/max/nullCount for this column in every AddFile. */
   ColumnSpec withStats() {
-    return new ColumnSpec(name, kind, nullable, true, partition, dictionary, bloomFilter, getter, children);
+    return new ColumnSpec(
+        name, kind, nullable, true, partition, dictionary, bloomFilter, getter, children);
   }
 
   ColumnSpec partition() {
-    return new ColumnSpec(name, kind, nullable, stats, true, dictionary, bloomFilter, getter, children);
+    return new ColumnSpec(
+        name, kind, nullable, stats, true, dictionary, bloomFilter, getter, children);
   }
 
   /** High-cardinality columns (hashes, payloads) only waste time trying a dictionary. */
   ColumnSpec noDictionary() {
-    return new ColumnSpec(name, kind, nullable, stats, partition, false, bloomFilter, getter, children);
+    return new ColumnSpec(
+        name, kind, nullable, stats, partition, false, bloomFilter, getter, children);
   }
 
   /**

@@ -66,8 +66,9 @@ final class DataFileFormat {
 
   /**
    * A reader builder over a file opened with the caller's configuration. {@code
-   * ParquetReader.builder(support, path)} makes a fresh Hadoop {@code Configuration} for every file,
-   * which parses Hadoop's default XML resources again: measured at a third of a 100-file lookup.
+   * ParquetReader.builder(support, path)} makes a fresh Hadoop {@code Configuration} for every
+   * file, which parses Hadoop's default XML resources again: measured at a third of a 100-file
+   * lookup.
    */
   static <T> ParquetReader.Builder<T> reader(ReadSupport<T> support, InputFile file) {
     return new ParquetReader.Builder<T>(file) {

@@ -55,7 +55,8 @@ final class DataFileRewriter {
     long kept = 0;
     try (ParquetReader<Group> reader =
             DataFileFormat.reader(
-                new GroupReadSupport(), HadoopInputFile.fromPath(new Path(tableRoot, source.path()), conf))
+                    new GroupReadSupport(),
+                    HadoopInputFile.fromPath(new Path(tableRoot, source.path()), conf))
                 .build();
         ParquetWriter<Group> writer = builder.build()) {
       int row = 0;

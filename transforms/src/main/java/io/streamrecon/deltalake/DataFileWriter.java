@@ -55,10 +55,10 @@ final class DataFileWriter<T> implements AutoCloseable {
       this.partitionValues = partitionValues;
       this.support = new RowWriteSupport<>(layout);
       this.stats = new FileStats(layout);
+      Path path = new Path(tableRoot, relativePath);
       this.writer =
           DataFileFormat.configure(
-                  new RowWriteSupport.Builder<>(
-                          HadoopOutputFile.fromPath(new Path(tableRoot, relativePath), conf), support)
+                  new RowWriteSupport.Builder<>(HadoopOutputFile.fromPath(path, conf), support)
                       .withConf(conf),
                   layout,
                   expectedRows)

@@ -30,8 +30,8 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -158,14 +158,14 @@ public final class DeltaLakeMaintenance {
     if (!log.tableExists()) {
       return new CompactResult(table, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     }
-    return compact(conf, log, layout, targetFileSize, 2, Integer.MAX_VALUE);
+    return compact(conf, log, layout, targetFileSize, 2, false, Integer.MAX_VALUE);
   }
 
   /**
    * The bounded step of auto-compaction ({@code --autoCompact}), run by a streaming committer right
    * after its own commit, on its own (already updated) log: compacts at most {@code
    * maxPartitions} partitions, those holding at least {@code minSmallFiles} files smaller than
-   * {@code targetFileSize}. The same commits as {@link #compact}, so it is as safe beside other
+   * {@code targetFileSize} of one size {@link #tier}, merging files of that tier only. The same commits as {@link #compact}, so it is as safe beside other
    * writers and compactions.
    */
   static CompactResult autoCompact(
@@ -176,7 +176,7 @@ public final class DeltaLakeMaintenance {
       long targetFileSize,
       int maxPartitions)
       throws IOException {
-    return compact(conf, log, layout, targetFileSize, minSmallFiles, maxPartitions);
+    return compact(conf, log, layout, targetFileSize, minSmallFiles, true, maxPartitions);
   }
 
   private static CompactResult compact(
@@ -185,13 +185,14 @@ public final class DeltaLakeMaintenance {
       TableLayout<?> layout,
       long targetFileSize,
       int minSmallFiles,
+      boolean tiered,
       int maxPartitions)
       throws IOException {
     String table = layout.name;
     Path root = log.getPath();
     Map<String, List<List<AddFile>>> plan = new TreeMap<>();
     for (Map.Entry<String, List<List<AddFile>>> e :
-        plan(log.update(), targetFileSize, minSmallFiles).entrySet()) {
+        plan(log.update(), targetFileSize, minSmallFiles, tiered).entrySet()) {
       if (plan.size() < maxPartitions) {
         plan.put(e.getKey(), e.getValue());
       }
@@ -238,49 +239,66 @@ public final class DeltaLakeMaintenance {
    * bin reaches the target; bins of one file are dropped (rewriting them gains nothing).
    */
   static Map<String, List<List<AddFile>>> plan(Snapshot snapshot, long targetFileSize) {
-    return plan(snapshot, targetFileSize, 2);
+    return plan(snapshot, targetFileSize, 2, false);
   }
 
-  /** As {@link #plan(Snapshot, long)}, for the partitions with at least {@code minSmallFiles}. */
+  /**
+   * As {@link #plan(Snapshot, long)}, for the partitions with at least {@code minSmallFiles}
+   * small files; {@code tiered}: only files of one size tier (within a factor of 4 of each other,
+   * see {@link #tier}) are merged, and a tier only once it holds {@code minSmallFiles} files.
+   */
   static Map<String, List<List<AddFile>>> plan(
-      Snapshot snapshot, long targetFileSize, int minSmallFiles) {
-    Map<String, List<AddFile>> small = new TreeMap<>();
+      Snapshot snapshot, long targetFileSize, int minSmallFiles, boolean tiered) {
+    Map<String, Map<Integer, List<AddFile>>> small = new TreeMap<>();
     for (AddFile f : snapshot.getAllFiles()) {
       if (f.getSize() < targetFileSize) {
         small
             .computeIfAbsent(
                 TableLayout.partitionDirectory(new TreeMap<>(f.getPartitionValues())),
-                k -> new ArrayList<>())
+                k -> new TreeMap<>())
+            .computeIfAbsent(tiered ? tier(f.getSize()) : 0, k -> new ArrayList<>())
             .add(f);
       }
     }
     Map<String, List<List<AddFile>>> plan = new TreeMap<>();
-    for (Map.Entry<String, List<AddFile>> e : small.entrySet()) {
-      List<AddFile> files = e.getValue();
-      if (files.size() < minSmallFiles) {
-        continue;
-      }
-      files.sort(
-          Comparator.comparingLong(AddFile::getModificationTime).thenComparing(AddFile::getPath));
+    for (Map.Entry<String, Map<Integer, List<AddFile>>> e : small.entrySet()) {
       List<List<AddFile>> bins = new ArrayList<>();
-      List<AddFile> bin = new ArrayList<>();
-      long size = 0;
-      for (AddFile f : files) {
-        bin.add(f);
-        size += f.getSize();
-        if (size >= targetFileSize) {
-          bins.add(bin);
-          bin = new ArrayList<>();
-          size = 0;
+      for (List<AddFile> files : e.getValue().values()) {
+        if (files.size() < minSmallFiles) {
+          continue;
         }
+        files.sort(
+            Comparator.comparingLong(AddFile::getModificationTime)
+                .thenComparing(AddFile::getPath));
+        List<AddFile> bin = new ArrayList<>();
+        long size = 0;
+        for (AddFile f : files) {
+          bin.add(f);
+          size += f.getSize();
+          if (size >= targetFileSize) {
+            bins.add(bin);
+            bin = new ArrayList<>();
+            size = 0;
+          }
+        }
+        bins.add(bin);
       }
-      bins.add(bin);
       bins.removeIf(b -> b.size() < 2);
       if (!bins.isEmpty()) {
         plan.put(e.getKey(), bins);
       }
     }
     return plan;
+  }
+
+  /**
+   * Size tier of a file for auto-compaction: floor(log4(bytes)). Merging only files of one tier
+   * keeps a growing compacted file from being rewritten with every few new small files: a row is
+   * rewritten about once per tier it climbs (a few times between KB and the target size) instead
+   * of once per compaction of its partition.
+   */
+  static int tier(long bytes) {
+    return (63 - Long.numberOfLeadingZeros(Math.max(1, bytes))) / 2;
   }
 
   /** Streams the rows of a bin's files, in order, into new files of about the target size. */

@@ -100,11 +100,9 @@ public class DeltaLakeAutoCompactTest {
     long compacted = DeltaLakeIOTest.counter(result, "deltalake_auto_compacted_partitions");
     assertThat(compacted, greaterThan(0L));
     assertEquals(0, DeltaLakeIOTest.counter(result, "deltalake_auto_compaction_failures"));
-    List<AddFile> files =
-        DeltaLog.forTable(
-                new Configuration(), DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS))
-            .update()
-            .getAllFiles();
+    org.apache.hadoop.fs.Path root =
+        DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
+    List<AddFile> files = DeltaLog.forTable(new Configuration(), root).update().getAllFiles();
     // Never more small files than the threshold is left behind in the one partition.
     assertThat(files.size(), lessThan(THRESHOLD));
     // Every row exactly once: a lost row or a doubled one changes the multiset.
@@ -116,6 +114,48 @@ public class DeltaLakeAutoCompactTest {
     assertEquals(List.of(1L), ids.values().stream().distinct().toList());
     assertEquals(
         all.stream().map(Event::naturalId).collect(Collectors.toSet()), ids.keySet());
+  }
+
+  /**
+   * A file four times the size of the small ones is of another size tier: auto-compaction merges
+   * the small ones and leaves it alone, so a compacted file is not rewritten with every few new
+   * files.
+   */
+  @Test
+  public void autoCompactionMergesFilesOfOneSizeTierOnly() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    RawEventsFixture.commit(
+        warehouse, "app", 0, TestEvents.events(Side.SOURCE, "big", 3000, TestEvents.T0));
+    for (int c = 1; c <= 3; c++) {
+      RawEventsFixture.commit(
+          warehouse, "app", c, TestEvents.events(Side.SOURCE, "s" + c, 2, TestEvents.T0));
+    }
+    Configuration conf = new Configuration();
+    DeltaLog log =
+        DeltaLog.forTable(conf, DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS));
+    List<AddFile> before = log.update().getAllFiles();
+    AddFile big = before.stream().max(java.util.Comparator.comparingLong(AddFile::getSize)).get();
+    assertThat(
+        DeltaLakeMaintenance.tier(big.getSize()),
+        greaterThan(
+            DeltaLakeMaintenance.tier(
+                before.stream().mapToLong(AddFile::getSize).min().getAsLong())));
+
+    DeltaLakeMaintenance.CompactResult r =
+        DeltaLakeMaintenance.autoCompact(
+            conf, log, TableLayouts.RAW_EVENTS, 3, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE, 2);
+
+    assertEquals(3, r.filesRemoved());
+    List<String> after = log.update().getAllFiles().stream().map(AddFile::getPath).toList();
+    assertEquals(2, after.size());
+    assertThat(after, org.hamcrest.Matchers.hasItem(big.getPath()));
+    assertEquals(3006, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+    // Below the threshold nothing happens.
+    assertEquals(
+        0,
+        DeltaLakeMaintenance.autoCompact(
+                conf, log, TableLayouts.RAW_EVENTS, 3, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE, 2)
+            .filesRemoved());
   }
 
   @Test

@@ -63,7 +63,8 @@ public class DeltaLakeLookupTest {
       List<Event> batch = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         String id = String.format("k-%05d", i * files + f);
-        batch.add(TestEvents.event(Side.SOURCE, id, TestEvents.T0.plus(i), "{\"id\":\"" + id + "\"}"));
+        batch.add(
+            TestEvents.event(Side.SOURCE, id, TestEvents.T0.plus(i), "{\"id\":\"" + id + "\"}"));
       }
       refs.addAll(RawEventsFixture.commit(warehouse, "app", f, batch));
     }
@@ -85,7 +86,8 @@ public class DeltaLakeLookupTest {
     // Keys inside every file's min/max range: not the very first or last.
     for (EventRef r : List.of(refs.get(150), refs.get(1234), refs.get(refs.size() - 150))) {
       DeltaLakeLookup.Cost[] cost = new DeltaLakeLookup.Cost[1];
-      List<Map<String, Object>> found = DeltaLakeLookup.findRawEvents(warehouse, r.naturalId(), cost);
+      List<Map<String, Object>> found =
+          DeltaLakeLookup.findRawEvents(warehouse, r.naturalId(), cost);
       assertEquals(DeltaLakeTables.findRawEvents(warehouse, r.naturalId()), found);
       assertEquals(1, found.size());
       assertEquals(files, cost[0].filesOpened());

@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
       ContenderMain.class,
       ReportScaleCommand.class,
       io.streamrecon.deltalake.DeltaLakeLogBench.class,
-      io.streamrecon.deltalake.ExplainLookupBench.class
+      io.streamrecon.deltalake.ExplainLookupBench.class,
+      io.streamrecon.deltalake.AutoCompactBench.class
     })
 public final class BenchMain {
   public static void main(String[] args) {

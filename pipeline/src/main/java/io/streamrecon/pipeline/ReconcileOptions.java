@@ -120,6 +120,21 @@ public interface ReconcileOptions extends StreamingOptions {
   void setCommitInterval(String value);
 
   @Description(
+      "Streaming: compact a partition's small files after a commit once it holds"
+          + " --autoCompactFiles of them (see README, Maintaining the tables)")
+  @Default.Boolean(false)
+  boolean getAutoCompact();
+
+  void setAutoCompact(boolean value);
+
+  @Description(
+      "Files under the target size in one partition that trigger --autoCompact (2 to 10000)")
+  @Default.Integer(io.streamrecon.deltalake.DeltaLakeIO.DEFAULT_AUTO_COMPACT_FILES)
+  int getAutoCompactFiles();
+
+  void setAutoCompactFiles(int value);
+
+  @Description(
       "Kafka consumer properties, comma-separated key=value (security.protocol, sasl.*, ssl.*,"
           + " group.id, ...); values with commas go in double quotes")
   @Default.String("")

@@ -166,7 +166,8 @@ public final class ReconcilePipeline {
         .withRunId(s.runId())
         .withCommitInterval(s.commitInterval())
         .withWriterId(writer.writerId())
-        .withStableInput(writer.stableInput());
+        .withStableInput(writer.stableInput())
+        .withAutoCompact(s.autoCompactFiles());
   }
 
   /** As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}. */
@@ -176,7 +177,8 @@ public final class ReconcilePipeline {
         .withRunId(s.runId())
         .withCommitInterval(s.commitInterval())
         .withWriterId(writer.writerId())
-        .withStableInput(writer.stableInput());
+        .withStableInput(writer.stableInput())
+        .withAutoCompact(s.autoCompactFiles());
   }
 
   /**

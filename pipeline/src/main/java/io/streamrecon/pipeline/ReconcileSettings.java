@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.transforms.PairEvents;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.joda.time.Duration;
  * @param pairingBuckets the pairing's bucket count, see {@code PairEvents#withBuckets}
  * @param rules the comparison rules of {@code --rules}, {@link ComparisonRules#none()} without;
  *     {@code --ignoreFields} are kept apart in {@code ignoreFields}
+ * @param autoCompactFiles the small-file threshold of {@code --autoCompact}, 0 when it is off
  */
 public record ReconcileSettings(
     InputSpec source,
@@ -43,7 +45,8 @@ public record ReconcileSettings(
     int maxEventBytes,
     Duration progressInterval,
     boolean streaming,
-    ComparisonRules rules) {
+    ComparisonRules rules,
+    int autoCompactFiles) {
 
   /** Largest accepted {@code --maxEventBytes}: 64 MiB, far above any sane single event. */
   public static final int MAX_EVENT_BYTES_LIMIT = 64 << 20;
@@ -137,6 +140,23 @@ public record ReconcileSettings(
         o.getRules() == null || o.getRules().isBlank()
             ? ComparisonRules.none()
             : ComparisonRules.fromFile(o.getRules().trim());
+    int autoCompactFiles = 0;
+    if (o.getAutoCompact()) {
+      autoCompactFiles = o.getAutoCompactFiles();
+      if (autoCompactFiles < DeltaLakeIO.MIN_AUTO_COMPACT_FILES
+          || autoCompactFiles > DeltaLakeIO.MAX_AUTO_COMPACT_FILES) {
+        throw new IllegalArgumentException(
+            "--autoCompactFiles="
+                + autoCompactFiles
+                + " is out of range: "
+                + DeltaLakeIO.MIN_AUTO_COMPACT_FILES
+                + " to "
+                + DeltaLakeIO.MAX_AUTO_COMPACT_FILES
+                + " small files per partition ("
+                + DeltaLakeIO.DEFAULT_AUTO_COMPACT_FILES
+                + " by default)");
+      }
+    }
     boolean unboundedKafka =
         (source.isKafka() || target.isKafka())
             && o.getKafkaMaxRecords() == 0
@@ -164,7 +184,8 @@ public record ReconcileSettings(
         maxEventBytes,
         progress,
         o.isStreaming() || unboundedKafka,
-        rules);
+        rules,
+        autoCompactFiles);
   }
 
   /** True when the run reads only bounded input and ends by itself. */

@@ -47,6 +47,21 @@ public class ReconcileSettingsTest {
     assertTrue(s.bounded());
     assertFalse(s.streaming());
     assertNull(s.kafkaMaxReadTime());
+    assertEquals("auto-compaction is off by default", 0, s.autoCompactFiles());
+  }
+
+  @Test
+  public void autoCompactTakesItsThresholdOnlyWhenOn() {
+    assertEquals(
+        50, settings("--source=a", "--target=b", "--autoCompact").autoCompactFiles());
+    assertEquals(
+        7,
+        settings("--source=a", "--target=b", "--autoCompact=true", "--autoCompactFiles=7")
+            .autoCompactFiles());
+    assertEquals(
+        0, settings("--source=a", "--target=b", "--autoCompactFiles=7").autoCompactFiles());
+    assertError("--autoCompactFiles=1 is out of range: 2 to 10000 small files per partition",
+        "--source=a", "--target=b", "--autoCompact", "--autoCompactFiles=1");
   }
 
   @Test

@@ -15,6 +15,8 @@ import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stage 2 of a {@link DeltaLakeIO} write: commits one pane of data files (all files of a commit
@@ -30,6 +32,20 @@ final class CommitFiles {
   private static final Counter COMMITS = Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_commits");
   private static final Counter REPLAYED =
       Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_commits_replayed");
+  private static final Counter AUTO_COMPACTIONS =
+      Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_auto_compacted_partitions");
+  private static final Counter AUTO_COMPACTED_FILES =
+      Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_auto_compacted_files");
+  private static final Counter AUTO_COMPACT_FAILURES =
+      Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_auto_compaction_failures");
+
+  /**
+   * Bound of one auto-compaction step: partitions compacted after one commit. A backlog of many
+   * partitions is worked off over the next commits instead of holding one commit up.
+   */
+  static final int AUTO_COMPACT_PARTITIONS_PER_COMMIT = 2;
+
+  private static final Logger LOG = LoggerFactory.getLogger(CommitFiles.class);
 
   /** Counter name of the copies a writer recognised and did not store again. */
   static String recognisedCounterName(String table) {
@@ -47,6 +63,39 @@ final class CommitFiles {
     return outcome;
   }
 
+  /**
+   * The bounded auto-compaction step after a commit ({@code withAutoCompact}). It runs here, in the
+   * table's single committer and on its log, rather than on a thread of its own: one committer
+   * per table means no two auto-compactions of a pipeline race, a step never overlaps the next
+   * commit of the same writer, and nothing outlives a bundle. Its commits are the ones {@code
+   * compact} makes (dataChange=false, conflicts re-checked), so a concurrent writer or compaction is
+   * safe. A failure is counted and logged, never fails the bundle: the pane is committed already,
+   * and the next commit tries again.
+   */
+  static void autoCompact(
+      DeltaLakeCommitter committer, Configuration conf, TableLayout<?> layout, int smallFiles) {
+    if (smallFiles <= 0) {
+      return;
+    }
+    try {
+      DeltaLakeMaintenance.CompactResult r =
+          DeltaLakeMaintenance.autoCompact(
+              conf,
+              committer.deltaLog(),
+              layout,
+              smallFiles,
+              DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE,
+              AUTO_COMPACT_PARTITIONS_PER_COMMIT);
+      if (r.partitionsCompacted() > 0) {
+        AUTO_COMPACTIONS.inc(r.partitionsCompacted());
+        AUTO_COMPACTED_FILES.inc(r.filesRemoved());
+      }
+    } catch (IOException | RuntimeException e) {
+      AUTO_COMPACT_FAILURES.inc();
+      LOG.warn("auto-compaction of {} failed; retried after the next commit", layout.name, e);
+    }
+  }
+
   static List<DataFile> copy(Iterable<DataFile> files) {
     List<DataFile> list = new ArrayList<>();
     files.forEach(list::add);
@@ -58,17 +107,21 @@ final class CommitFiles {
     private final String warehouse;
     private final String table;
     private final String appId;
+    private final int autoCompactFiles;
+    private transient Configuration conf;
     private transient DeltaLakeCommitter committer;
 
-    CommitFn(String warehouse, String table, String appId) {
+    CommitFn(String warehouse, String table, String appId, int autoCompactFiles) {
       this.warehouse = warehouse;
       this.table = table;
       this.appId = appId;
+      this.autoCompactFiles = autoCompactFiles;
     }
 
     @Setup
     public void setup() {
-      committer = new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.forName(table));
+      conf = new Configuration();
+      committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.forName(table));
     }
 
     @ProcessElement
@@ -96,6 +149,7 @@ final class CommitFiles {
               outcome.committedRows(),
               outcome.alreadyCommitted(),
               outcome.recognised().size()));
+      autoCompact(committer, conf, TableLayouts.forName(table), autoCompactFiles);
     }
   }
 
@@ -107,11 +161,14 @@ final class CommitFiles {
   static class CommitRawEventsFn extends DoFn<KV<String, Iterable<DataFile>>, EventRef> {
     private final String warehouse;
     private final String appId;
+    private final int autoCompactFiles;
+    private transient Configuration conf;
     private transient DeltaLakeCommitter committer;
 
-    CommitRawEventsFn(String warehouse, String appId) {
+    CommitRawEventsFn(String warehouse, String appId, int autoCompactFiles) {
       this.warehouse = warehouse;
       this.appId = appId;
+      this.autoCompactFiles = autoCompactFiles;
     }
 
     String appId() {
@@ -120,7 +177,8 @@ final class CommitFiles {
 
     @Setup
     public void setup() {
-      committer = new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.RAW_EVENTS);
+      conf = new Configuration();
+      committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
     }
 
     @ProcessElement
@@ -164,6 +222,7 @@ final class CommitFiles {
             paneTimestamp,
             out);
       }
+      autoCompact(committer, conf, TableLayouts.RAW_EVENTS, autoCompactFiles);
     }
 
     private static void output(EventRef ref, Instant paneTimestamp, OutputReceiver<EventRef> out) {
@@ -204,8 +263,8 @@ final class CommitFiles {
    * the annotation.
    */
   static final class StableCommitFn extends CommitFn {
-    StableCommitFn(String warehouse, String table, String appId) {
-      super(warehouse, table, appId);
+    StableCommitFn(String warehouse, String table, String appId, int autoCompactFiles) {
+      super(warehouse, table, appId, autoCompactFiles);
     }
 
     @Override
@@ -221,8 +280,8 @@ final class CommitFiles {
 
   /** {@link CommitRawEventsFn} with stable input, as {@link StableCommitFn}. */
   static final class StableCommitRawEventsFn extends CommitRawEventsFn {
-    StableCommitRawEventsFn(String warehouse, String appId) {
-      super(warehouse, appId);
+    StableCommitRawEventsFn(String warehouse, String appId, int autoCompactFiles) {
+      super(warehouse, appId, autoCompactFiles);
     }
 
     @Override

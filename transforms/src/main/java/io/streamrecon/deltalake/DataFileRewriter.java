@@ -8,12 +8,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
-import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.example.ExampleParquetWriter;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 
 /**
@@ -42,23 +41,22 @@ final class DataFileRewriter {
     Path target = new Path(tableRoot, relative);
     FileStats stats = new FileStats(layout);
     ByteArrayOutputStream rowKeys = new ByteArrayOutputStream();
-    ExampleParquetWriter.Builder builder =
-        ExampleParquetWriter.builder(HadoopOutputFile.fromPath(target, conf))
-            .withConf(conf)
-            .withType(layout.parquetSchema())
-            .withWriteMode(ParquetFileWriter.Mode.CREATE)
-            .withCompressionCodec(CompressionCodecName.SNAPPY)
-            .withRowGroupSize((long) DataFileWriter.ROW_GROUP_BYTES)
-            .withDictionaryEncoding(true);
-    for (ColumnSpec c : layout.dataColumns()) {
-      if (!c.dictionary && c.isLeaf()) {
-        builder = builder.withDictionaryEncoding(c.name, false);
-      }
+    long keeping = 0;
+    for (boolean k : keep) {
+      keeping += k ? 1 : 0;
     }
+    ExampleParquetWriter.Builder builder =
+        DataFileFormat.configure(
+            ExampleParquetWriter.builder(HadoopOutputFile.fromPath(target, conf))
+                .withConf(conf)
+                .withType(layout.parquetSchema()),
+            layout,
+            keeping);
     long kept = 0;
     try (ParquetReader<Group> reader =
-            ParquetReader.builder(new GroupReadSupport(), new Path(tableRoot, source.path()))
-                .withConf(conf)
+            DataFileFormat.reader(
+                    new GroupReadSupport(),
+                    HadoopInputFile.fromPath(new Path(tableRoot, source.path()), conf))
                 .build();
         ParquetWriter<Group> writer = builder.build()) {
       int row = 0;

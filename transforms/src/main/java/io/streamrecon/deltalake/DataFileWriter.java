@@ -11,9 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.joda.time.Instant;
 
@@ -29,8 +27,8 @@ final class DataFileWriter<T> implements AutoCloseable {
   /** A file is rolled once it grows past this, so a long batch bundle never makes a huge file. */
   static final long MAX_FILE_BYTES = 256L << 20;
 
-  /** Smaller than Parquet's 128 MiB default: a bundle may keep a file open per partition. */
-  static final int ROW_GROUP_BYTES = 32 << 20;
+  /** Rows a file is expected to hold when the caller has no better guess (sizes bloom filters). */
+  static final long DEFAULT_EXPECTED_ROWS = DataFileFormat.MIN_BLOOM_KEYS;
 
   private static final int SIZE_CHECK_INTERVAL = 1000;
 
@@ -39,6 +37,7 @@ final class DataFileWriter<T> implements AutoCloseable {
   private final TableLayout<T> layout;
   private final String runId;
   private final long maxFileBytes;
+  private final long expectedRows;
   private final Map<String, OpenFile> open = new LinkedHashMap<>();
   private final List<DataFile> finished = new ArrayList<>();
 
@@ -56,34 +55,39 @@ final class DataFileWriter<T> implements AutoCloseable {
       this.partitionValues = partitionValues;
       this.support = new RowWriteSupport<>(layout);
       this.stats = new FileStats(layout);
-      RowWriteSupport.Builder<T> builder =
-          new RowWriteSupport.Builder<>(
-                  HadoopOutputFile.fromPath(new Path(tableRoot, relativePath), conf), support)
-              .withConf(conf)
-              .withWriteMode(ParquetFileWriter.Mode.CREATE)
-              .withCompressionCodec(CompressionCodecName.SNAPPY)
-              .withRowGroupSize((long) ROW_GROUP_BYTES)
-              .withDictionaryEncoding(true);
-      for (ColumnSpec c : layout.dataColumns()) {
-        if (!c.dictionary && c.isLeaf()) {
-          builder = builder.withDictionaryEncoding(c.name, false);
-        }
-      }
-      this.writer = builder.build();
+      Path path = new Path(tableRoot, relativePath);
+      this.writer =
+          DataFileFormat.configure(
+                  new RowWriteSupport.Builder<>(HadoopOutputFile.fromPath(path, conf), support)
+                      .withConf(conf),
+                  layout,
+                  expectedRows)
+              .build();
     }
   }
 
   DataFileWriter(Configuration conf, Path tableRoot, TableLayout<T> layout, String runId) {
-    this(conf, tableRoot, layout, runId, MAX_FILE_BYTES);
+    this(conf, tableRoot, layout, runId, MAX_FILE_BYTES, DEFAULT_EXPECTED_ROWS);
   }
 
+  /**
+   * @param maxFileBytes a file is closed and another opened once it holds this many bytes
+   * @param expectedRows rows a file will probably hold, to size its bloom filters (see {@link
+   *     DataFileFormat#configure})
+   */
   DataFileWriter(
-      Configuration conf, Path tableRoot, TableLayout<T> layout, String runId, long maxFileBytes) {
+      Configuration conf,
+      Path tableRoot,
+      TableLayout<T> layout,
+      String runId,
+      long maxFileBytes,
+      long expectedRows) {
     this.conf = conf;
     this.tableRoot = tableRoot;
     this.layout = layout;
     this.runId = runId;
     this.maxFileBytes = maxFileBytes;
+    this.expectedRows = expectedRows;
   }
 
   /** Appends a record to the open file of its partition; {@code timestamp} is its element time. */

@@ -70,6 +70,18 @@ public final class DeltaLakeIO {
   /** Default streaming commit interval. */
   public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.standardSeconds(5);
 
+  /**
+   * Default small-file threshold of auto-compaction: a partition is compacted once it holds this
+   * many files under the target size (Delta Lake's own auto compaction uses 50 as well).
+   */
+  public static final int DEFAULT_AUTO_COMPACT_FILES = 50;
+
+  /** Fewest small files that can trigger auto-compaction (two files are the least to merge). */
+  public static final int MIN_AUTO_COMPACT_FILES = 2;
+
+  /** Most: a partition of more small files than this makes every reader slow. */
+  public static final int MAX_AUTO_COMPACT_FILES = 10_000;
+
   static final Duration MAX_COMMIT_INTERVAL = Duration.standardHours(1);
   static final int MAX_RUN_ID_LENGTH = 128;
 
@@ -111,12 +123,14 @@ public final class DeltaLakeIO {
       String runId,
       Duration commitInterval,
       String writerId,
-      boolean stableInput) {
+      boolean stableInput,
+      int autoCompactFiles) {
     static final WriteConfig DEFAULT =
-        new WriteConfig(null, null, DEFAULT_COMMIT_INTERVAL, null, false);
+        new WriteConfig(null, null, DEFAULT_COMMIT_INTERVAL, null, false, 0);
 
     WriteConfig withWarehouse(String value) {
-      return new WriteConfig(checkWarehouse(value), runId, commitInterval, writerId, stableInput);
+      return new WriteConfig(
+          checkWarehouse(value), runId, commitInterval, writerId, stableInput, autoCompactFiles);
     }
 
     WriteConfig withWriterId(String value) {
@@ -127,11 +141,26 @@ public final class DeltaLakeIO {
                 + " non-blank characters, got "
                 + quote(value));
       }
-      return new WriteConfig(warehouse, runId, commitInterval, value, stableInput);
+      return new WriteConfig(
+          warehouse, runId, commitInterval, value, stableInput, autoCompactFiles);
     }
 
     WriteConfig withStableInput(boolean value) {
-      return new WriteConfig(warehouse, runId, commitInterval, writerId, value);
+      return new WriteConfig(warehouse, runId, commitInterval, writerId, value, autoCompactFiles);
+    }
+
+    WriteConfig withAutoCompact(int smallFiles) {
+      if (smallFiles != 0
+          && (smallFiles < MIN_AUTO_COMPACT_FILES || smallFiles > MAX_AUTO_COMPACT_FILES)) {
+        throw new IllegalArgumentException(
+            "autoCompact: the small-file threshold must be 0 (off) or "
+                + MIN_AUTO_COMPACT_FILES
+                + " to "
+                + MAX_AUTO_COMPACT_FILES
+                + " files per partition, got "
+                + smallFiles);
+      }
+      return new WriteConfig(warehouse, runId, commitInterval, writerId, stableInput, smallFiles);
     }
 
     /** The id of the writer across restarts: {@link #writerId} if set, else the run id. */
@@ -144,7 +173,8 @@ public final class DeltaLakeIO {
         throw new IllegalArgumentException(
             "runId must be 1 to " + MAX_RUN_ID_LENGTH + " non-blank characters, got " + quote(value));
       }
-      return new WriteConfig(warehouse, value, commitInterval, writerId, stableInput);
+      return new WriteConfig(
+          warehouse, value, commitInterval, writerId, stableInput, autoCompactFiles);
     }
 
     WriteConfig withCommitInterval(Duration value) {
@@ -154,7 +184,7 @@ public final class DeltaLakeIO {
         throw new IllegalArgumentException(
             "commitInterval must be between 1 ms and " + MAX_COMMIT_INTERVAL + ", got " + value);
       }
-      return new WriteConfig(warehouse, runId, value, writerId, stableInput);
+      return new WriteConfig(warehouse, runId, value, writerId, stableInput, autoCompactFiles);
     }
 
     void validate(String transform) {
@@ -277,14 +307,27 @@ public final class DeltaLakeIO {
       return new WriteRawEvents(config.withStableInput(stableInput));
     }
 
+    /**
+     * Auto-compaction: after each commit, the committer compacts (as {@code DeltaLakeMaintenance
+     * .compact} does, with the default target file size) the partitions that hold at least {@code
+     * smallFiles} files under the target, at most {@link
+     * CommitFiles#AUTO_COMPACT_PARTITIONS_PER_COMMIT} partitions per commit. 0 (the default) turns
+     * it off; else {@link #MIN_AUTO_COMPACT_FILES} to {@link #MAX_AUTO_COMPACT_FILES}.
+     */
+    public WriteRawEvents withAutoCompact(int smallFiles) {
+      return new WriteRawEvents(config.withAutoCompact(smallFiles));
+    }
+
     @Override
     public PCollection<EventRef> expand(PCollection<Event> input) {
       config.validate("DeltaLakeIO.writeRawEvents()");
       String appId = appId(config.effectiveWriterId(), RAW_EVENTS, input.getName());
       CommitFiles.CommitRawEventsFn fn =
           config.stableInput()
-              ? new CommitFiles.StableCommitRawEventsFn(config.warehouse(), appId)
-              : new CommitFiles.CommitRawEventsFn(config.warehouse(), appId);
+              ? new CommitFiles.StableCommitRawEventsFn(
+                  config.warehouse(), appId, config.autoCompactFiles())
+              : new CommitFiles.CommitRawEventsFn(
+                  config.warehouse(), appId, config.autoCompactFiles());
       return writeAndGroup(input, RAW_EVENTS, config)
           .apply("CommitDataFiles", ParDo.of(fn))
           .setCoder(EventRefCoder.of());
@@ -331,6 +374,11 @@ public final class DeltaLakeIO {
       return new Write<>(table, config.withStableInput(stableInput));
     }
 
+    /** See {@link WriteRawEvents#withAutoCompact}. */
+    public Write<T> withAutoCompact(int smallFiles) {
+      return new Write<>(table, config.withAutoCompact(smallFiles));
+    }
+
     /** The table this writer appends to. */
     public String table() {
       return table;
@@ -342,8 +390,10 @@ public final class DeltaLakeIO {
       String appId = appId(config.effectiveWriterId(), table, input.getName());
       CommitFiles.CommitFn fn =
           config.stableInput()
-              ? new CommitFiles.StableCommitFn(config.warehouse(), table, appId)
-              : new CommitFiles.CommitFn(config.warehouse(), table, appId);
+              ? new CommitFiles.StableCommitFn(
+                  config.warehouse(), table, appId, config.autoCompactFiles())
+              : new CommitFiles.CommitFn(
+                  config.warehouse(), table, appId, config.autoCompactFiles());
       return writeAndGroup(input, table, config)
           .apply("CommitDataFiles", ParDo.of(fn))
           .setCoder(DeltaLakeCommitCoder.of());

@@ -31,6 +31,7 @@ import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -154,11 +155,48 @@ public final class DeltaLakeMaintenance {
     TableLayout<?> layout = TableLayouts.forName(table);
     Path root = DeltaLakeCommitter.tablePath(warehouse, table);
     DeltaLog log = DeltaLog.forTable(DeltaLakeCommitter.withAtomicLocalLogStore(conf), root);
-    CompactResult empty = new CompactResult(table, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     if (!log.tableExists()) {
-      return empty;
+      return new CompactResult(table, 0, 0, 0, 0, 0, 0, 0, 0, List.of());
     }
-    Map<String, List<List<AddFile>>> plan = plan(log.update(), targetFileSize);
+    return compact(conf, log, layout, targetFileSize, 2, false, Integer.MAX_VALUE);
+  }
+
+  /**
+   * The bounded step of auto-compaction ({@code --autoCompact}), run by a streaming committer right
+   * after its own commit, on its own (already updated) log: compacts at most {@code
+   * maxPartitions} partitions, those holding at least {@code minSmallFiles} files smaller than
+   * {@code targetFileSize} of one size {@link #tier}, merging files of that tier only. The same commits as {@link #compact}, so it is as safe beside other
+   * writers and compactions.
+   */
+  static CompactResult autoCompact(
+      Configuration conf,
+      DeltaLog log,
+      TableLayout<?> layout,
+      int minSmallFiles,
+      long targetFileSize,
+      int maxPartitions)
+      throws IOException {
+    return compact(conf, log, layout, targetFileSize, minSmallFiles, true, maxPartitions);
+  }
+
+  private static CompactResult compact(
+      Configuration conf,
+      DeltaLog log,
+      TableLayout<?> layout,
+      long targetFileSize,
+      int minSmallFiles,
+      boolean tiered,
+      int maxPartitions)
+      throws IOException {
+    String table = layout.name;
+    Path root = log.getPath();
+    Map<String, List<List<AddFile>>> plan = new TreeMap<>();
+    for (Map.Entry<String, List<List<AddFile>>> e :
+        plan(log.update(), targetFileSize, minSmallFiles, tiered).entrySet()) {
+      if (plan.size() < maxPartitions) {
+        plan.put(e.getKey(), e.getValue());
+      }
+    }
     TableLayout<Map<String, Object>> rows = rowLayout(layout);
     int partitions = 0;
     int removed = 0;
@@ -201,40 +239,66 @@ public final class DeltaLakeMaintenance {
    * bin reaches the target; bins of one file are dropped (rewriting them gains nothing).
    */
   static Map<String, List<List<AddFile>>> plan(Snapshot snapshot, long targetFileSize) {
-    Map<String, List<AddFile>> small = new TreeMap<>();
+    return plan(snapshot, targetFileSize, 2, false);
+  }
+
+  /**
+   * As {@link #plan(Snapshot, long)}, for the partitions with at least {@code minSmallFiles}
+   * small files; {@code tiered}: only files of one size tier (within a factor of 4 of each other,
+   * see {@link #tier}) are merged, and a tier only once it holds {@code minSmallFiles} files.
+   */
+  static Map<String, List<List<AddFile>>> plan(
+      Snapshot snapshot, long targetFileSize, int minSmallFiles, boolean tiered) {
+    Map<String, Map<Integer, List<AddFile>>> small = new TreeMap<>();
     for (AddFile f : snapshot.getAllFiles()) {
       if (f.getSize() < targetFileSize) {
         small
             .computeIfAbsent(
                 TableLayout.partitionDirectory(new TreeMap<>(f.getPartitionValues())),
-                k -> new ArrayList<>())
+                k -> new TreeMap<>())
+            .computeIfAbsent(tiered ? tier(f.getSize()) : 0, k -> new ArrayList<>())
             .add(f);
       }
     }
     Map<String, List<List<AddFile>>> plan = new TreeMap<>();
-    for (Map.Entry<String, List<AddFile>> e : small.entrySet()) {
-      List<AddFile> files = e.getValue();
-      files.sort(
-          Comparator.comparingLong(AddFile::getModificationTime).thenComparing(AddFile::getPath));
+    for (Map.Entry<String, Map<Integer, List<AddFile>>> e : small.entrySet()) {
       List<List<AddFile>> bins = new ArrayList<>();
-      List<AddFile> bin = new ArrayList<>();
-      long size = 0;
-      for (AddFile f : files) {
-        bin.add(f);
-        size += f.getSize();
-        if (size >= targetFileSize) {
-          bins.add(bin);
-          bin = new ArrayList<>();
-          size = 0;
+      for (List<AddFile> files : e.getValue().values()) {
+        if (files.size() < minSmallFiles) {
+          continue;
         }
+        files.sort(
+            Comparator.comparingLong(AddFile::getModificationTime)
+                .thenComparing(AddFile::getPath));
+        List<AddFile> bin = new ArrayList<>();
+        long size = 0;
+        for (AddFile f : files) {
+          bin.add(f);
+          size += f.getSize();
+          if (size >= targetFileSize) {
+            bins.add(bin);
+            bin = new ArrayList<>();
+            size = 0;
+          }
+        }
+        bins.add(bin);
       }
-      bins.add(bin);
       bins.removeIf(b -> b.size() < 2);
       if (!bins.isEmpty()) {
         plan.put(e.getKey(), bins);
       }
     }
     return plan;
+  }
+
+  /**
+   * Size tier of a file for auto-compaction: floor(log4(bytes)). Merging only files of one tier
+   * keeps a growing compacted file from being rewritten with every few new small files: a row is
+   * rewritten about once per tier it climbs (a few times between KB and the target size) instead
+   * of once per compaction of its partition.
+   */
+  static int tier(long bytes) {
+    return (63 - Long.numberOfLeadingZeros(Math.max(1, bytes))) / 2;
   }
 
   /** Streams the rows of a bin's files, in order, into new files of about the target size. */
@@ -246,8 +310,14 @@ public final class DeltaLakeMaintenance {
       List<AddFile> bin,
       long targetFileSize)
       throws IOException {
+    // Bloom filters are sized for the bin's rows (at most a file's worth): known from the stats.
+    long binRows = 0;
+    for (AddFile f : bin) {
+      long n = FileStats.numRecords(f.getStats());
+      binRows += n < 0 ? DataFileWriter.DEFAULT_EXPECTED_ROWS : n;
+    }
     try (DataFileWriter<Map<String, Object>> writer =
-        new DataFileWriter<>(conf, root, rows, "compact", targetFileSize)) {
+        new DataFileWriter<>(conf, root, rows, "compact", targetFileSize, binRows)) {
       Instant now = Instant.now();
       // raw_events rows are sorted by natural_id when the bin is small enough to sort in memory:
       // row-group stats and the column index then lead a key lookup to one page.
@@ -256,8 +326,8 @@ public final class DeltaLakeMaintenance {
           layout == TableLayouts.RAW_EVENTS && binBytes <= SORT_BUDGET_BYTES ? new ArrayList<>() : null;
       for (AddFile f : bin) {
         try (ParquetReader<Group> reader =
-            ParquetReader.builder(new GroupReadSupport(), new Path(root, f.getPath()))
-                .withConf(conf)
+            DataFileFormat.reader(
+                    new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, f.getPath()), conf))
                 .build()) {
           for (Group g = reader.read(); g != null; g = reader.read()) {
             Map<String, Object> row = toRow(g, layout, f.getPartitionValues());
@@ -340,6 +410,9 @@ public final class DeltaLakeMaintenance {
     }
     if (!c.dictionary) {
       copy = copy.noDictionary();
+    }
+    if (c.bloomFilter) {
+      copy = copy.withBloomFilter();
     }
     return copy;
   }

@@ -31,10 +31,11 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.PrimitiveType;
 import org.joda.time.Instant;
 
 /**
@@ -122,8 +123,8 @@ public final class DeltaLakeTables {
         continue;
       }
       try (ParquetReader<Group> reader =
-          ParquetReader.builder(new GroupReadSupport(), new Path(root, file.getPath()))
-              .withConf(conf)
+          DataFileFormat.reader(
+                  new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, file.getPath()), conf))
               .build()) {
         long index = 0;
         for (Group g = reader.read(); g != null; g = reader.read(), index++) {

@@ -306,8 +306,8 @@ final class PayloadReader {
     }
     long rows = 0;
     try (ParquetReader<Group> reader =
-        ParquetReader.builder(new KeyAndPayloadReadSupport(), path)
-            .withConf(conf)
+        DataFileFormat.reader(
+                new KeyAndPayloadReadSupport(), HadoopInputFile.fromPath(path, conf))
             .withFilter(FilterCompat.get(filter))
             .build()) {
       listener.fileOpened();

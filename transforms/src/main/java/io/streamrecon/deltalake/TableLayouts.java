@@ -40,7 +40,9 @@ final class TableLayouts {
           Event.class,
           List.of(
               ColumnSpec.of("side", STRING, (r, c) -> ((Event) r).side().name()).partition(),
-              ColumnSpec.of("natural_id", STRING, (r, c) -> ((Event) r).naturalId()).withStats(),
+              ColumnSpec.of("natural_id", STRING, (r, c) -> ((Event) r).naturalId())
+                  .withStats()
+                  .withBloomFilter(),
               ColumnSpec.of("event_time", TIMESTAMP, (r, c) -> ((Event) r).eventTime())
                   .withStats(),
               ColumnSpec.of("event_date", DATE, (r, c) -> utcDate(((Event) r).eventTime()))
@@ -86,7 +88,8 @@ final class TableLayouts {
                   .withStats()
                   .noDictionary(),
               ColumnSpec.of("natural_id", STRING, (r, c) -> ((DeltaRecord) r).naturalId())
-                  .withStats(),
+                  .withStats()
+                  .withBloomFilter(),
               ColumnSpec.of("status", STRING, (r, c) -> ((DeltaRecord) r).status().name())
                   .withStats(),
               ColumnSpec.arrayOfStruct(
@@ -175,7 +178,8 @@ final class TableLayouts {
               ColumnSpec.of("side", STRING, (r, c) -> ((LateEvent) r).event().side().name())
                   .withStats(),
               ColumnSpec.of("natural_id", STRING, (r, c) -> ((LateEvent) r).event().naturalId())
-                  .withStats(),
+                  .withStats()
+                  .withBloomFilter(),
               ColumnSpec.of("event_time", TIMESTAMP, (r, c) -> ((LateEvent) r).event().eventTime())
                   .withStats(),
               ColumnSpec.of("sha256", STRING, (r, c) -> ((LateEvent) r).event().sha256())

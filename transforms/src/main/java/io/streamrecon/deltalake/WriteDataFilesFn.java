@@ -29,6 +29,12 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
   private transient TableLayout<T> layout;
   private transient DataFileWriter<T> writer;
 
+  /**
+   * Rows of the largest file of the previous bundle: the best guess of the next files' size, to
+   * size their bloom filters (a runner's bundles are alike in steady state).
+   */
+  private transient long expectedRows;
+
   WriteDataFilesFn(String warehouse, String table, String runId) {
     this.warehouse = warehouse;
     this.table = table;
@@ -40,6 +46,7 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
   public void setup() {
     conf = new Configuration();
     layout = (TableLayout<T>) TableLayouts.forName(table);
+    expectedRows = DataFileWriter.DEFAULT_EXPECTED_ROWS;
   }
 
   @StartBundle
@@ -56,7 +63,12 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
     if (writer == null) {
       writer =
           new DataFileWriter<>(
-              conf, DeltaLakeCommitter.tablePath(warehouse, table), layout, runId);
+              conf,
+              DeltaLakeCommitter.tablePath(warehouse, table),
+              layout,
+              runId,
+              DataFileWriter.MAX_FILE_BYTES,
+              expectedRows);
     }
     writer.write(element, timestamp);
   }
@@ -66,12 +78,15 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
     if (writer == null) {
       return;
     }
+    long largest = 0;
     for (DataFile file : writer.finish()) {
+      largest = Math.max(largest, file.numRecords());
       context.output(file, file.earliest(), GlobalWindow.INSTANCE);
       filesWritten.inc();
       rowsWritten.inc(file.numRecords());
     }
     writer = null;
+    expectedRows = Math.max(DataFileWriter.DEFAULT_EXPECTED_ROWS, largest);
   }
 
   @Teardown

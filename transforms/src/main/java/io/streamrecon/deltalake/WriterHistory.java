@@ -22,6 +22,7 @@ import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
 import org.slf4j.Logger;
@@ -255,8 +256,8 @@ final class WriterHistory {
     Configuration projected = new Configuration(conf);
     projected.set(ReadSupport.PARQUET_READ_SCHEMA, new MessageType(full.getName(), fields).toString());
     try (ParquetReader<Group> reader =
-        ParquetReader.builder(new GroupReadSupport(), new Path(tableRoot, path))
-            .withConf(projected)
+        DataFileFormat.reader(
+                new GroupReadSupport(), HadoopInputFile.fromPath(new Path(tableRoot, path), projected))
             .build()) {
       long index = 0;
       for (Group g = reader.read(); g != null; g = reader.read(), index++) {

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -24,6 +25,16 @@ import java.util.zip.ZipFile;
  */
 final class Distribution {
   private Distribution() {}
+
+  /** Every process of the tests binds to loopback only. */
+  static final String LOOPBACK = "127.0.0.1";
+
+  /** A port that was free a moment ago (for daemons that must be told theirs in advance). */
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
 
   static Path runnersDir() {
     return Paths.get(System.getProperty("streamrecon.runners.dir", "..")).toAbsolutePath();

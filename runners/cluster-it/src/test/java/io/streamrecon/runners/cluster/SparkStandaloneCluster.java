@@ -123,6 +123,38 @@ final class SparkStandaloneCluster implements AutoCloseable {
     return JSON.readTree(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
   }
 
+  /**
+   * The master's record of the application named {@code name} (Beam's {@code --appName}), active
+   * or completed; fails when there is none or more than one.
+   */
+  JsonNode application(String name) throws IOException, InterruptedException {
+    JsonNode state = masterState();
+    List<JsonNode> found = new ArrayList<>();
+    for (String list : List.of("activeapps", "completedapps")) {
+      for (JsonNode app : state.path(list)) {
+        if (name.equals(app.path("name").asText())) {
+          found.add(app);
+        }
+      }
+    }
+    assertTrue("one application named " + name + " expected: " + state, found.size() == 1);
+    return found.get(0);
+  }
+
+  /**
+   * Asserts that each worker ran one executor for {@code appId} and that it finished tasks: the
+   * work was spread over the cluster, not done in the driver or on one worker.
+   */
+  void assertEveryWorkerRanTasks(String appId) throws IOException {
+    for (Path work : workDirs) {
+      List<Path> logs = executorLogs(work, appId);
+      assertTrue("one executor of " + appId + " in " + work + ": " + logs, logs.size() == 1);
+      assertTrue(
+          "the executor in " + work + " finished no task:\n" + Distribution.Child.tail(logs.get(0)),
+          Files.readString(logs.get(0)).contains("Finished task"));
+    }
+  }
+
   /** Each worker's work directory ({@code <app id>/<executor id>/stderr} inside). */
   List<Path> workDirs() {
     return workDirs;

@@ -34,11 +34,10 @@ public class FlinkClusterTest {
 
   @BeforeClass
   public static void runDirectAndStartCluster() throws Exception {
-    input = tmp.newFolder("input").toPath();
-    scenario = Scenario.writeTo(input);
-    Path wh = tmp.newFolder("direct").toPath();
-    Scenario.runToCompletion(scenario.options(wh, "--runner=DirectRunner"));
-    direct = Scenario.finalView(wh);
+    DirectReference reference = DirectReference.get();
+    scenario = reference.scenario;
+    input = reference.input;
+    direct = reference.verdicts;
     cluster = FlinkSessionCluster.start(tmp.newFolder("cluster").toPath(), 2, 180);
   }
 

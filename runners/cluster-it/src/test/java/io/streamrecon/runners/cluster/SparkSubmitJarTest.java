@@ -27,11 +27,10 @@ public class SparkSubmitJarTest {
 
   @BeforeClass
   public static void runDirect() throws Exception {
-    input = tmp.newFolder("input").toPath();
-    scenario = Scenario.writeTo(input);
-    Path wh = tmp.newFolder("direct").toPath();
-    Scenario.runToCompletion(scenario.options(wh, "--runner=DirectRunner"));
-    direct = Scenario.finalView(wh);
+    DirectReference reference = DirectReference.get();
+    scenario = reference.scenario;
+    input = reference.input;
+    direct = reference.verdicts;
   }
 
   @Test

@@ -86,6 +86,21 @@ final class Distribution {
     return flags.isEmpty() ? List.of() : Arrays.asList(flags.split("\\s+"));
   }
 
+  /**
+   * {@code java <jvmOptions> <the JDK openings> -cp <classPath>}, as a list to which the main class
+   * and its arguments are added. Every child JVM gets the openings: Spark needs them, and the
+   * pipeline code in the jars (Kryo, Beam's coders) needs them on Flink too.
+   */
+  static List<String> jvm(String classPath, String... jvmOptions) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java());
+    cmd.addAll(Arrays.asList(jvmOptions));
+    cmd.addAll(sparkJvmFlags());
+    cmd.add("-cp");
+    cmd.add(classPath);
+    return cmd;
+  }
+
   static String java() {
     return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
   }

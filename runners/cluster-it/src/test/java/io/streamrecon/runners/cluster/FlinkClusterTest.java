@@ -6,7 +6,6 @@ import static org.junit.Assert.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,14 +51,9 @@ public class FlinkClusterTest {
   public void filesOnSessionClusterAgreeWithDirect() throws Exception {
     Path jar = Distribution.builtJar("flink", "-flink-run.jar");
     Path wh = tmp.newFolder("flink-cluster").toPath();
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.add("-Xmx512m");
-    cmd.addAll(Distribution.sparkJvmFlags());
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("flink"), "-Xmx512m");
     cmd.addAll(
         List.of(
-            "-cp",
-            Distribution.distClassPath("flink"),
             "org.apache.flink.client.cli.CliFrontend",
             "run",
             "-m",

@@ -151,13 +151,8 @@ final class FlinkSessionCluster implements AutoCloseable {
 
   private Distribution.Child flinkDaemon(String name, List<String> heap, String mainClass)
       throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.addAll(heap);
-    // The flink-run jar's pipeline code runs in the TaskManager and needs what it needs anywhere.
-    cmd.addAll(Distribution.sparkJvmFlags());
-    cmd.add("-cp");
-    cmd.add(Distribution.distClassPath("flink"));
+    List<String> cmd =
+        Distribution.jvm(Distribution.distClassPath("flink"), heap.toArray(new String[0]));
     cmd.add(mainClass);
     cmd.add("--configDir");
     cmd.add(confDir.toString());

@@ -8,7 +8,6 @@ import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,8 +29,9 @@ import org.junit.rules.TemporaryFolder;
  * workers (1 core each) started from the Spark 3.5 distribution's jars, the jar submitted with
  * {@code SparkSubmit --master spark://… --deploy-mode client}, once in batch on files and once in
  * streaming on Kafka (a broker in its own JVM). The DoFns, coders, Kafka readers and Delta Lake
- * writers then run in executor JVMs that the workers launch and that load the jar from the driver:
- * the final verdicts must equal the DirectRunner's, and both workers' executors must have run tasks.
+ * writers then run in executor JVMs that the workers launch and that load the jar from the
+ * driver: the final verdicts must equal the DirectRunner's, and both workers' executors must have
+ * run tasks.
  */
 public class SparkClusterTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();
@@ -143,14 +143,9 @@ public class SparkClusterTest {
    * both registered, so that work is spread over both.
    */
   private static List<String> sparkSubmit(Path jar, String appName) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.add("-Xmx768m");
-    cmd.addAll(Distribution.sparkJvmFlags());
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("spark"), "-Xmx768m");
     cmd.addAll(
         List.of(
-            "-cp",
-            Distribution.distClassPath("spark"),
             "org.apache.spark.deploy.SparkSubmit",
             "--master",
             cluster.masterUrl(),

@@ -198,12 +198,7 @@ final class SparkStandaloneCluster implements AutoCloseable {
 
   private Distribution.Child sparkDaemon(String name, String mainClass, String... args)
       throws IOException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.add("-Xmx256m");
-    cmd.addAll(Distribution.sparkJvmFlags());
-    cmd.add("-cp");
-    cmd.add(Distribution.distClassPath("spark"));
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("spark"), "-Xmx256m");
     cmd.add(mainClass);
     cmd.addAll(List.of(args));
     return new Distribution.Child(cmd, dir, name, env());

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -24,6 +25,16 @@ import java.util.zip.ZipFile;
  */
 final class Distribution {
   private Distribution() {}
+
+  /** Every process of the tests binds to loopback only. */
+  static final String LOOPBACK = "127.0.0.1";
+
+  /** A port that was free a moment ago (for daemons that must be told theirs in advance). */
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
 
   static Path runnersDir() {
     return Paths.get(System.getProperty("streamrecon.runners.dir", "..")).toAbsolutePath();
@@ -73,6 +84,21 @@ final class Distribution {
   static List<String> sparkJvmFlags() {
     String flags = System.getProperty("streamrecon.spark.jvm.flags", "").trim();
     return flags.isEmpty() ? List.of() : Arrays.asList(flags.split("\\s+"));
+  }
+
+  /**
+   * {@code java <jvmOptions> <the JDK openings> -cp <classPath>}, as a list to which the main class
+   * and its arguments are added. Every child JVM gets the openings: Spark needs them, and the
+   * pipeline code in the jars (Kryo, Beam's coders) needs them on Flink too.
+   */
+  static List<String> jvm(String classPath, String... jvmOptions) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java());
+    cmd.addAll(Arrays.asList(jvmOptions));
+    cmd.addAll(sparkJvmFlags());
+    cmd.add("-cp");
+    cmd.add(classPath);
+    return cmd;
   }
 
   static String java() {

@@ -6,7 +6,6 @@ import static org.junit.Assert.assertTrue;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,11 +29,10 @@ public class FlinkRunJarTest {
 
   @BeforeClass
   public static void runDirect() throws Exception {
-    input = tmp.newFolder("input").toPath();
-    scenario = Scenario.writeTo(input);
-    Path wh = tmp.newFolder("direct").toPath();
-    Scenario.runToCompletion(scenario.options(wh, "--runner=DirectRunner"));
-    direct = Scenario.finalView(wh);
+    DirectReference reference = DirectReference.get();
+    scenario = reference.scenario;
+    input = reference.input;
+    direct = reference.verdicts;
   }
 
   @Test
@@ -55,14 +53,9 @@ public class FlinkRunJarTest {
     Path wh = tmp.newFolder("flink-run").toPath();
     Path conf = tmp.newFolder("flink-conf").toPath();
     Files.writeString(conf.resolve("config.yaml"), "parallelism.default: 2\n");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.add("-Xmx1g");
-    cmd.addAll(Distribution.sparkJvmFlags());
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("flink"), "-Xmx1g");
     cmd.addAll(
         List.of(
-            "-cp",
-            Distribution.distClassPath("flink"),
             "org.apache.flink.client.cli.CliFrontend",
             "run",
             "-t",

@@ -49,7 +49,7 @@ public class SignalStopTest {
   public void sigtermStopsSparkStreamingWithin30Seconds() throws Exception {
     Path jar = Distribution.builtJar("spark", "-spark-submit.jar");
     Path wh = tmp.newFolder("spark").toPath();
-    List<String> cmd = jvm(Distribution.distClassPath("spark") + ":" + jar);
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("spark") + ":" + jar, "-Xmx1g");
     cmd.add("io.streamrecon.runners.spark.SparkMain");
     cmd.addAll(kafkaRun(wh));
     cmd.addAll(List.of("--sparkMaster=local[2]", "--batchIntervalMillis=1000",
@@ -61,23 +61,13 @@ public class SignalStopTest {
   public void sigtermStopsFlinkStreamingWithin30Seconds() throws Exception {
     Path jar = Distribution.builtJar("flink", "-flink-run.jar");
     Path wh = tmp.newFolder("flink").toPath();
-    List<String> cmd = jvm(Distribution.distClassPath("flink") + ":" + jar);
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("flink") + ":" + jar, "-Xmx1g");
     cmd.add("io.streamrecon.runners.flink.FlinkMain");
     cmd.addAll(kafkaRun(wh));
     cmd.addAll(List.of("--flinkMaster=[local]", "--parallelism=2"));
     // The FlinkRunner's local execution blocks in run(), so streamrecon's hook is not installed
     // yet: Flink's own shutdown hooks stop the embedded cluster and the job.
     stopAndCheck(cmd, wh, "flink", false);
-  }
-
-  private static List<String> jvm(String classPath) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.add("-Xmx1g");
-    cmd.addAll(Distribution.sparkJvmFlags());
-    cmd.add("-cp");
-    cmd.add(classPath);
-    return cmd;
   }
 
   private static List<String> kafkaRun(Path wh) {

@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.BeforeClass;
@@ -27,11 +26,10 @@ public class SparkSubmitJarTest {
 
   @BeforeClass
   public static void runDirect() throws Exception {
-    input = tmp.newFolder("input").toPath();
-    scenario = Scenario.writeTo(input);
-    Path wh = tmp.newFolder("direct").toPath();
-    Scenario.runToCompletion(scenario.options(wh, "--runner=DirectRunner"));
-    direct = Scenario.finalView(wh);
+    DirectReference reference = DirectReference.get();
+    scenario = reference.scenario;
+    input = reference.input;
+    direct = reference.verdicts;
   }
 
   @Test
@@ -61,14 +59,9 @@ public class SparkSubmitJarTest {
   public void sparkSubmitOnDistributionClassPathAgreesWithDirect() throws Exception {
     Path jar = Distribution.builtJar("spark", "-spark-submit.jar");
     Path wh = tmp.newFolder("spark-submit").toPath();
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Distribution.java());
-    cmd.add("-Xmx1g");
-    cmd.addAll(Distribution.sparkJvmFlags());
+    List<String> cmd = Distribution.jvm(Distribution.distClassPath("spark"), "-Xmx1g");
     cmd.addAll(
         List.of(
-            "-cp",
-            Distribution.distClassPath("spark"),
             "org.apache.spark.deploy.SparkSubmit",
             "--master",
             "local[2]",

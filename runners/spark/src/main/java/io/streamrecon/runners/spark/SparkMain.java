@@ -1,8 +1,8 @@
 package io.streamrecon.runners.spark;
 
 import io.streamrecon.pipeline.StreamRecon;
-import java.util.ArrayList;
-import java.util.List;
+import io.streamrecon.runners.launch.QuietLogs;
+import io.streamrecon.runners.launch.RunnerMain;
 
 /**
  * Entry point for {@code spark-submit}: runs a reconciliation on Beam's classic SparkRunner. The
@@ -16,16 +16,6 @@ public final class SparkMain {
   /** Runs and exits with the run's code (0 = done and counts add up). */
   public static void main(String[] args) {
     QuietLogs.apply(args);
-    List<String> all = new ArrayList<>();
-    all.add("run");
-    boolean hasRunner = false;
-    for (String a : args) {
-      hasRunner |= a.startsWith("--runner=");
-      all.add(a);
-    }
-    if (!hasRunner) {
-      all.add("--runner=SparkRunner");
-    }
-    System.exit(StreamRecon.execute(all.toArray(new String[0])));
+    System.exit(StreamRecon.execute(RunnerMain.runArgs(args, "SparkRunner")));
   }
 }

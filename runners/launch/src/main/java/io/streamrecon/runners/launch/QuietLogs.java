@@ -1,4 +1,4 @@
-package io.streamrecon.runners.spark;
+package io.streamrecon.runners.launch;
 
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -14,13 +14,14 @@ import org.apache.logging.log4j.core.config.DefaultConfiguration;
  * streamrecon's progress lines. A configuration the operator gave is left alone, and so is
  * everything with {@code --verbose}.
  */
-final class QuietLogs {
-  static final String RESOURCE = "/streamrecon-log4j2.properties";
+public final class QuietLogs {
+  /** On the class path of both deployable jars. */
+  public static final String RESOURCE = "/streamrecon-log4j2.properties";
 
   private QuietLogs() {}
 
   /** True when {@code args} ask for all logs; such runs keep the distribution's defaults. */
-  static boolean verbose(String[] args) {
+  public static boolean verbose(String[] args) {
     for (String a : args) {
       if (a.equals("--verbose") || a.equals("--verbose=true")) {
         return true;
@@ -29,7 +30,8 @@ final class QuietLogs {
     return false;
   }
 
-  static void apply(String[] args) {
+  /** Replaces a built-in log4j 2 configuration with streamrecon's, unless {@code --verbose}. */
+  public static void apply(String[] args) {
     if (verbose(args)) {
       return;
     }

@@ -5,9 +5,12 @@ import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -154,11 +157,13 @@ final class CommitFiles {
   }
 
   /**
-   * Commits a pane of raw_events files, then emits an {@link EventRef} per row, pointing at the
-   * committed file and row, timestamped with the event time (or the pane's timestamp, when the
-   * event is older than everything the pane held back).
+   * Commits a pane of raw_events files, then emits one {@link CommittedRows} per committed file and
+   * one per stored file that holds copies recognised in the pane, timestamped with the pane's
+   * timestamp. {@link ExpandPointersFn} makes the pointers: a batch run commits its whole input in
+   * one pane, and a runner may keep all outputs of one element in memory (the classic Spark runner
+   * does), so emitting every pointer here held all of them live at once.
    */
-  static class CommitRawEventsFn extends DoFn<KV<String, Iterable<DataFile>>, EventRef> {
+  static class CommitRawEventsFn extends DoFn<KV<String, Iterable<DataFile>>, CommittedRows> {
     private final String warehouse;
     private final String appId;
     private final int autoCompactFiles;
@@ -185,17 +190,13 @@ final class CommitFiles {
     public void process(
         @Element KV<String, Iterable<DataFile>> group,
         PaneInfo pane,
-        @Timestamp Instant paneTimestamp,
-        OutputReceiver<EventRef> out)
+        OutputReceiver<CommittedRows> out)
         throws IOException {
-      commitPane(group, pane, paneTimestamp, out);
+      commitPane(group, pane, out);
     }
 
     final void commitPane(
-        KV<String, Iterable<DataFile>> group,
-        PaneInfo pane,
-        Instant paneTimestamp,
-        OutputReceiver<EventRef> out)
+        KV<String, Iterable<DataFile>> group, PaneInfo pane, OutputReceiver<CommittedRows> out)
         throws IOException {
       List<DataFile> files = copy(group.getValue());
       if (files.isEmpty()) {
@@ -204,30 +205,57 @@ final class CommitFiles {
       DeltaLakeCommitter.Outcome outcome =
           commit(committer, appId, pane, files, DeltaLakeIO.RAW_EVENTS);
       for (DataFile file : outcome.committed()) {
-        for (EventRef ref : eventRefs(file, outcome.tableVersion())) {
-          output(ref, paneTimestamp, out);
-        }
+        out.output(committedRows(file, outcome.tableVersion()));
       }
       // A copy still goes on to pairing (after a restore the pairing state has not seen it), but
       // pointing at the stored row.
-      for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
-        WriterHistory.Location at = r.storedAt();
-        output(
-            eventRef(
-                Side.valueOf(r.partitionValues().get("side")),
-                r.row().extra(),
-                at.tableVersion(),
-                at.path(),
-                at.rowIndex()),
-            paneTimestamp,
-            out);
+      for (CommittedRows rows : recognisedRows(outcome.recognised())) {
+        out.output(rows);
       }
       autoCompact(committer, conf, TableLayouts.RAW_EVENTS, autoCompactFiles);
     }
 
-    private static void output(EventRef ref, Instant paneTimestamp, OutputReceiver<EventRef> out) {
-      Instant eventTime = ref.eventTime();
-      out.outputWithTimestamp(ref, eventTime.isBefore(paneTimestamp) ? paneTimestamp : eventTime);
+    static CommittedRows committedRows(DataFile file, long tableVersion) {
+      return new CommittedRows(
+          Side.valueOf(file.partitionValues().get("side")),
+          tableVersion,
+          file.path(),
+          file.rowKeys(),
+          new long[0],
+          file.numRecords());
+    }
+
+    /** Recognised copies grouped by the stored file they point at, in first-seen order. */
+    static List<CommittedRows> recognisedRows(List<DeltaLakeCommitter.Recognised> recognised)
+        throws IOException {
+      Map<List<Object>, List<DeltaLakeCommitter.Recognised>> byFile = new LinkedHashMap<>();
+      for (DeltaLakeCommitter.Recognised r : recognised) {
+        WriterHistory.Location at = r.storedAt();
+        byFile
+            .computeIfAbsent(
+                List.of(r.partitionValues().get("side"), at.tableVersion(), at.path()),
+                k -> new ArrayList<>())
+            .add(r);
+      }
+      List<CommittedRows> result = new ArrayList<>(byFile.size());
+      for (List<DeltaLakeCommitter.Recognised> rs : byFile.values()) {
+        ByteArrayOutputStream keys = new ByteArrayOutputStream();
+        long[] rowIndexes = new long[rs.size()];
+        for (int i = 0; i < rs.size(); i++) {
+          RowKeys.write(rs.get(i).row(), keys);
+          rowIndexes[i] = rs.get(i).storedAt().rowIndex();
+        }
+        DeltaLakeCommitter.Recognised first = rs.get(0);
+        result.add(
+            new CommittedRows(
+                Side.valueOf(first.partitionValues().get("side")),
+                first.storedAt().tableVersion(),
+                first.storedAt().path(),
+                keys.toByteArray(),
+                rowIndexes,
+                rs.size()));
+      }
+      return result;
     }
 
     static EventRef eventRef(Side side, byte[] extra, long tableVersion, String path, long row)
@@ -242,18 +270,44 @@ final class CommitFiles {
 
     /** The EventRefs of a committed raw_events file, in row order. */
     static List<EventRef> eventRefs(DataFile file, long tableVersion) throws IOException {
-      Side side = Side.valueOf(file.partitionValues().get("side"));
-      List<EventRef> refs = new ArrayList<>();
-      long row = 0;
-      for (RowKeys.Row keys : RowKeys.decode(file.rowKeys())) {
-        refs.add(eventRef(side, keys.extra(), tableVersion, file.path(), row));
-        row++;
-      }
-      if (row != file.numRecords()) {
+      return eventRefs(committedRows(file, tableVersion));
+    }
+
+    /** The EventRefs of committed rows, in row order. */
+    static List<EventRef> eventRefs(CommittedRows rows) throws IOException {
+      List<RowKeys.Row> keys = RowKeys.decode(rows.rowKeys());
+      if (keys.size() != rows.numRecords()) {
         throw new IllegalStateException(
-            file + " describes " + file.numRecords() + " rows but carries keys of " + row);
+            rows + " describes " + rows.numRecords() + " rows but carries keys of " + keys.size());
+      }
+      List<EventRef> refs = new ArrayList<>(keys.size());
+      for (int i = 0; i < keys.size(); i++) {
+        refs.add(
+            eventRef(
+                rows.side(),
+                keys.get(i).extra(),
+                rows.tableVersion(),
+                rows.path(),
+                rows.rowIndex(i)));
       }
       return refs;
+    }
+  }
+
+  /**
+   * Turns each {@link CommittedRows} into an {@link EventRef} per row, pointing at the committed
+   * file and row, timestamped with the event time (or the commit's pane timestamp, the input's
+   * timestamp, when the event is older than everything the pane held back). Keeps nothing.
+   */
+  static final class ExpandPointersFn extends DoFn<CommittedRows, EventRef> {
+    @ProcessElement
+    public void process(
+        @Element CommittedRows rows, @Timestamp Instant paneTimestamp, OutputReceiver<EventRef> out)
+        throws IOException {
+      for (EventRef ref : CommitRawEventsFn.eventRefs(rows)) {
+        Instant eventTime = ref.eventTime();
+        out.outputWithTimestamp(ref, eventTime.isBefore(paneTimestamp) ? paneTimestamp : eventTime);
+      }
     }
   }
 
@@ -290,10 +344,9 @@ final class CommitFiles {
     public void process(
         @Element KV<String, Iterable<DataFile>> group,
         PaneInfo pane,
-        @Timestamp Instant paneTimestamp,
-        OutputReceiver<EventRef> out)
+        OutputReceiver<CommittedRows> out)
         throws IOException {
-      commitPane(group, pane, paneTimestamp, out);
+      commitPane(group, pane, out);
     }
   }
 }

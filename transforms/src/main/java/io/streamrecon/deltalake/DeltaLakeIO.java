@@ -328,8 +328,12 @@ public final class DeltaLakeIO {
                   config.warehouse(), appId, config.autoCompactFiles())
               : new CommitFiles.CommitRawEventsFn(
                   config.warehouse(), appId, config.autoCompactFiles());
+      // The commit step emits one small element per file and ExpandPointers the pointers, so no
+      // step's output for one element is every pointer of a pane (a batch run's whole input).
       return writeAndGroup(input, RAW_EVENTS, config)
           .apply("CommitDataFiles", ParDo.of(fn))
+          .setCoder(CommittedRows.Coder.of())
+          .apply("ExpandPointers", ParDo.of(new CommitFiles.ExpandPointersFn()))
           .setCoder(EventRefCoder.of());
     }
   }

@@ -197,6 +197,29 @@ public class DeltaLakeCommitterTest {
       assertEquals(ref.naturalId(), at.get("natural_id"));
       assertEquals(ref.sha256(), at.get("sha256"));
     }
+    // The commit step's per-file elements (grouped by stored file) expand to the same pointers,
+    // and survive their coder.
+    List<io.streamrecon.model.EventRef> direct = new ArrayList<>();
+    for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
+      direct.add(
+          CommitFiles.CommitRawEventsFn.eventRef(
+              Side.valueOf(r.partitionValues().get("side")),
+              r.row().extra(),
+              r.storedAt().tableVersion(),
+              r.storedAt().path(),
+              r.storedAt().rowIndex()));
+    }
+    List<io.streamrecon.model.EventRef> expanded = new ArrayList<>();
+    List<CommittedRows> grouped = CommitFiles.CommitRawEventsFn.recognisedRows(outcome.recognised());
+    assertTrue(grouped.size() < outcome.recognised().size());
+    for (CommittedRows group : grouped) {
+      CommittedRows decoded =
+          org.apache.beam.sdk.util.CoderUtils.clone(CommittedRows.Coder.of(), group);
+      assertEquals(group, decoded);
+      expanded.addAll(CommitFiles.CommitRawEventsFn.eventRefs(decoded));
+    }
+    assertEquals(direct.size(), expanded.size());
+    assertEquals(new HashSet<>(direct), new HashSet<>(expanded));
     // New rows point into the committed (rewritten) files, rows in order.
     for (DataFile f : outcome.committed()) {
       for (io.streamrecon.model.EventRef ref : CommitFiles.CommitRawEventsFn.eventRefs(f, outcome.tableVersion())) {

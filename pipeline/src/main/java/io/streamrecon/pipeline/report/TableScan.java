@@ -17,7 +17,9 @@ import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.InitContext;
+import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -62,13 +64,21 @@ final class TableScan {
 
   /**
    * Calls {@code row} for every row of {@code file}, decoding only {@code columns}. Safe to call
-   * from several threads for different files (each read gets its own Hadoop configuration).
+   * from several threads for different files: the reads share this scan's Hadoop configuration,
+   * which they only read ({@code Configuration} reads are synchronised).
    */
   void scan(AddFile file, List<String> columns, Consumer<Group> row) {
+    Projection projection = new Projection(columns);
+    // ParquetReader.builder(support, path) and a copied Configuration both parse Hadoop's default
+    // XML resources again for every file; a builder over an InputFile reuses this configuration.
     try (ParquetReader<Group> reader =
-        ParquetReader.builder(new Projection(columns), new Path(root, file.getPath()))
-            .withConf(new Configuration(conf))
-            .build()) {
+        new ParquetReader.Builder<Group>(
+            HadoopInputFile.fromPath(new Path(root, file.getPath()), conf)) {
+          @Override
+          protected ReadSupport<Group> getReadSupport() {
+            return projection;
+          }
+        }.build()) {
       for (Group g = reader.read(); g != null; g = reader.read()) {
         row.accept(g);
       }

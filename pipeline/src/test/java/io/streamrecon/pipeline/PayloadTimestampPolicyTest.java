@@ -2,7 +2,10 @@ package io.streamrecon.pipeline;
 
 import static org.junit.Assert.assertEquals;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -23,7 +26,7 @@ public class PayloadTimestampPolicyTest {
   @Test
   public void idlePartitionAdvancesWithWallClock() {
     PayloadTimestampPolicy p = policyWithMax(T);
-    assertEquals(NOW.minus(BOUND), p.watermark(0, NOW, NOW));
+    assertEquals(NOW.minus(BOUND), idleUntilNow(p));
   }
 
   @Test
@@ -31,12 +34,14 @@ public class PayloadTimestampPolicyTest {
     PayloadTimestampPolicy p =
         new PayloadTimestampPolicy(new EventTimeExtractor("/t"), BOUND, Optional.empty());
     assertEquals(BoundedWindow.TIMESTAMP_MIN_VALUE, p.watermark(3, NOW, NOW));
-    assertEquals(NOW.minus(BOUND), p.watermark(0, NOW, NOW));
+    assertEquals(NOW.minus(BOUND), idleUntilNow(p));
   }
 
   @Test
   public void futureEventTimesDoNotPushWatermarkPastWallClock() {
-    PayloadTimestampPolicy p = policyWithMax(NOW.plus(Duration.standardDays(1)));
+    PayloadTimestampPolicy p =
+        new PayloadTimestampPolicy(new EventTimeExtractor("/t"), BOUND, Optional.empty());
+    p.getTimestampForRecord(null, record(NOW.plus(Duration.standardDays(1)), NOW));
     assertEquals(NOW.minus(BOUND), p.watermark(5, NOW, NOW));
   }
 
@@ -46,6 +51,110 @@ public class PayloadTimestampPolicyTest {
         new PayloadTimestampPolicy(
             new EventTimeExtractor("/t"), BOUND, Optional.of(T.minus(BOUND)));
     assertEquals(T.minus(BOUND), p.watermark(5, NOW, NOW));
+  }
+
+  @Test
+  public void anIdlePartitionWhoseProducerRunsBehindAdvancesOnlyAsFarAsItsAppendLagAllows() {
+    PayloadTimestampPolicy p = policyWithMax(NOW.minus(Duration.standardMinutes(5)));
+    Duration lag = Duration.standardSeconds(45);
+    Instant eventTime = NOW.minus(Duration.standardMinutes(1));
+    p.getTimestampForRecord(null, record(eventTime, eventTime.plus(lag)));
+    assertEquals(lag, p.appendLag());
+    // Without the lag the watermark would be NOW - 30 s, past the next record of this producer
+    // (event time NOW - 45 s, appended now).
+    assertEquals(NOW.minus(BOUND).minus(lag), idleUntilNow(p));
+  }
+
+  @Test
+  public void aLateRecordDoesNotSetTheAppendLag() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant late = T.minus(Duration.standardHours(1));
+    p.getTimestampForRecord(null, record(late, NOW.getMillis()));
+    assertEquals(Duration.ZERO, p.appendLag());
+    assertEquals(NOW.minus(BOUND), idleUntilNow(p));
+  }
+
+  @Test
+  public void recordsAppendedBeforeTheirEventTimeCountAsNoLag() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    p.getTimestampForRecord(null, record(NOW, NOW.minus(Duration.standardSeconds(5))));
+    assertEquals(Duration.ZERO, p.appendLag());
+  }
+
+  @Test
+  public void theWatermarkNeverGoesBack() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant idle = idleUntilNow(p);
+    assertEquals(NOW.minus(BOUND), idle);
+    // A backlog appears again whose largest event time is older: the watermark stays.
+    assertEquals(idle, p.watermark(7, NOW, NOW));
+  }
+
+  @Test
+  public void aPartitionSeenEmptyForLessThanIdleAfterIsNotIdle() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant w = observeEmpty(p, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER).plus(1000), NOW);
+    assertEquals(T.minus(BOUND), w);
+  }
+
+  @Test
+  public void aGapInTheBacklogChecksStartsTheObservationAgain() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant downAt = NOW.minus(Duration.standardSeconds(45));
+    observeEmpty(p, downAt.minus(Duration.standardSeconds(25)), downAt);
+    // The broker is back at NOW - 15 s after 30 s without an answer: the 25 s seen before the
+    // outage do not count, so 15 s of checks since are not enough.
+    assertEquals(T.minus(BOUND), observeEmpty(p, NOW.minus(Duration.standardSeconds(15)), NOW));
+    Instant later = NOW.plus(Duration.standardSeconds(15));
+    assertEquals(later.minus(BOUND), observeEmpty(p, NOW, later));
+  }
+
+  @Test
+  public void aStaleCheckDoesNotMoveTheWatermarkWithTheWallClock() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant lastAnswer = NOW.minus(Duration.standardMinutes(1));
+    Instant w = observeEmpty(p, lastAnswer.minus(PayloadTimestampPolicy.IDLE_AFTER), lastAnswer);
+    assertEquals(lastAnswer.minus(BOUND), w);
+    assertEquals(w, p.watermark(0, lastAnswer, NOW));
+  }
+
+  @Test
+  public void aRecordEndsTheIdleObservation() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant mid = NOW.minus(Duration.standardSeconds(20));
+    observeEmpty(p, NOW.minus(Duration.standardSeconds(40)), mid);
+    p.getTimestampForRecord(null, record(T.plus(1000), mid));
+    assertEquals(T.plus(1000).minus(BOUND), observeEmpty(p, mid, NOW));
+  }
+
+  @Test
+  public void aRestoredPartitionIsObservedAgainBeforeItCountsAsIdle() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    assertEquals(T.minus(BOUND), p.watermark(0, NOW, NOW));
+  }
+
+  /** Checks finding the partition empty every second from {@code now - IDLE_AFTER} to now. */
+  private static Instant idleUntilNow(PayloadTimestampPolicy p) {
+    return observeEmpty(p, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER), NOW);
+  }
+
+  /** Checks finding the partition empty every second from {@code from} to {@code to}. */
+  private static Instant observeEmpty(PayloadTimestampPolicy p, Instant from, Instant to) {
+    Instant w = null;
+    for (Instant t = from; !t.isAfter(to); t = t.plus(1000)) {
+      w = p.watermark(0, t, t);
+    }
+    return w;
+  }
+
+  private static KafkaRecord<byte[], byte[]> record(Instant eventTime, Instant appended) {
+    return record(eventTime, appended.getMillis());
+  }
+
+  private static KafkaRecord<byte[], byte[]> record(Instant eventTime, long appendedMillis) {
+    byte[] value = ("{\"t\":\"" + eventTime + "\"}").getBytes(StandardCharsets.UTF_8);
+    return new KafkaRecord<>(
+        "topic", 0, 0L, appendedMillis, KafkaTimestampType.CREATE_TIME, null, new byte[0], value);
   }
 
   private static PayloadTimestampPolicy policyWithMax(Instant max) {

@@ -60,6 +60,21 @@ public final class ChildProcesses {
   public static void await(
       String what, long timeoutSeconds, Process process, Path log, BooleanSupplier condition)
       throws InterruptedException {
+    await(what, timeoutSeconds, process, log, condition, () -> "");
+  }
+
+  /**
+   * As {@link #await(String, long, Process, Path, BooleanSupplier)}; at the deadline the failure
+   * also says what {@code state} describes (what was seen instead of the condition).
+   */
+  public static void await(
+      String what,
+      long timeoutSeconds,
+      Process process,
+      Path log,
+      BooleanSupplier condition,
+      java.util.function.Supplier<String> state)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
     while (true) {
       if (condition.getAsBoolean()) {
@@ -72,7 +87,8 @@ public final class ChildProcesses {
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
-            "not reached within " + timeoutSeconds + " s: " + what + "\n" + tail(log, 40));
+            "not reached within " + timeoutSeconds + " s: " + what + "\n" + state.get() + "\n"
+                + tail(log, 40));
       }
       // Polling a condition on another process: there is nothing to block on.
       TimeUnit.MILLISECONDS.sleep(500);

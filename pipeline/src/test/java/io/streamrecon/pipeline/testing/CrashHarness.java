@@ -82,17 +82,9 @@ public final class CrashHarness {
   public Result run(List<Fault> faults) throws Exception {
     KcatProducer.requireKcat();
     SampleGenerator g = SampleGenerator.generate(Scenario.SEED, Scenario.IDS);
-    Instant t0 = Instant.now().plusSeconds(5);
-    List<String> src = live(g.sourceLines(), t0, "s");
-    List<String> tgt = live(g.targetLines(), t0, "t");
-    List<String> late = new ArrayList<>();
-    for (int i = 1; i <= LATE_EVENTS; i++) {
-      late.add("late-" + i + KcatProducer.KEY_SEPARATOR + "{\"id\":\"late-" + i
-          + "\",\"eventTime\":\"" + t0.minus(Duration.ofHours(1)) + "\",\"status\":\"LATE\"}");
-    }
-    int produced = src.size() + tgt.size() + late.size();
-    // Both sides span the same event time; pace each so that its last line is due at the end.
-    double seconds = Scenario.IDS * 2.0 / COMPRESS;
+    // Sizes only: the event times are set when the producers start (below).
+    int onTimeLines = g.sourceLines().size() + g.targetLines().size();
+    int produced = onTimeLines + LATE_EVENTS;
 
     Path whA = dir.resolve("warehouse-a");
     Path whB = dir.resolve("warehouse-b");
@@ -117,13 +109,24 @@ public final class CrashHarness {
       Path logB = dir.resolve("run-b.log");
       a = startPipeline(argsA, logA, null, List.of());
       b = startPipeline(argsB, logB, conf, List.of());
+      // The data is live from the moment the producers start: an event is appended about when it
+      // happens (the pipelines' watermark rule for idle partitions relies on that). Timed from the
+      // start of the test instead, a slow broker start made every record tens of seconds old.
+      Instant t0 = Instant.now().plusSeconds(1);
+      List<String> src = live(g.sourceLines(), t0, "s");
+      List<String> tgt = live(g.targetLines(), t0, "t");
+      List<String> late = new ArrayList<>();
+      for (int i = 1; i <= LATE_EVENTS; i++) {
+        late.add("late-" + i + KcatProducer.KEY_SEPARATOR + "{\"id\":\"late-" + i
+            + "\",\"eventTime\":\"" + t0.minus(Duration.ofHours(1)) + "\",\"status\":\"LATE\"}");
+      }
       try (KcatProducer ps =
-              KcatProducer.paced(
-                  broker.bootstrapServers(), "orders-src", src, src.size() / seconds,
+              KcatProducer.live(
+                  broker.bootstrapServers(), "orders-src", src, dueTimes(src),
                   dir.resolve("kcat-src.log"));
           KcatProducer pt =
-              KcatProducer.paced(
-                  broker.bootstrapServers(), "orders-tgt", tgt, tgt.size() / seconds,
+              KcatProducer.live(
+                  broker.bootstrapServers(), "orders-tgt", tgt, dueTimes(tgt),
                   dir.resolve("kcat-tgt.log"))) {
         int restarts = 0;
         for (Fault f : faults) {
@@ -192,9 +195,9 @@ public final class CrashHarness {
         ps.awaitDone(300, dir.resolve("kcat-src.log"));
         pt.awaitDone(300, dir.resolve("kcat-tgt.log"));
       }
-      note("all " + (src.size() + tgt.size()) + " records produced");
+      note("all " + onTimeLines + " records produced");
       // Phase 2, once both runs have stored everything: events an hour old, late by any watermark.
-      int onTime = src.size() + tgt.size();
+      int onTime = onTimeLines;
       Process pa = a;
       Process pb = b;
       ChildProcesses.await("run A stored every record", 240, a, logA,
@@ -211,11 +214,13 @@ public final class CrashHarness {
       // Done when A shows every expected verdict and B agrees with A.
       Scenario expected = Scenario.of(g);
       ChildProcesses.await("run A's final verdicts", 300, a, logA,
-          () -> complete(whA, expected, produced));
+          () -> complete(whA, expected, produced),
+          () -> progress(whA, produced) + "\n" + verdictsAgainst(whA, expected));
       ChildProcesses.await("run B's final verdicts equal to A's", 300, b, logB,
           () -> stored(whB) >= produced
               && view(whB).equals(view(whA))
-              && count(whB, DeltaLakeIO.LATE_EVENTS) >= count(whA, DeltaLakeIO.LATE_EVENTS));
+              && count(whB, DeltaLakeIO.LATE_EVENTS) >= count(whA, DeltaLakeIO.LATE_EVENTS),
+          () -> progress(whB, produced) + "\n" + difference(view(whA), view(whB)));
       note("both runs complete");
       return new Result(whA, whB, produced, g.badLines(), List.copyOf(log));
     } finally {
@@ -266,6 +271,11 @@ public final class CrashHarness {
     // into java.util and declines every checkpoint without them.
     List<String> flags = new ArrayList<>(addOpensOfThisJvm());
     runner.jvmFlags().stream().filter(f -> !flags.contains(f)).forEach(flags::add);
+    // For a look inside a failing run, e.g. -Dstreamrecon.crashJvmFlags=-Dorg.slf4j...=debug
+    String diagnostics = System.getProperty("streamrecon.crashJvmFlags", "");
+    if (!diagnostics.isBlank()) {
+      flags.addAll(List.of(diagnostics.trim().split("\\s+")));
+    }
     cmd.addAll(flags);
     cmd.addAll(props);
     cmd.add("-cp");
@@ -275,6 +285,20 @@ public final class CrashHarness {
     Files.writeString(log, "=== start " + Instant.now() + " " + props + "\n", StandardCharsets.UTF_8,
         java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
     return ChildProcesses.start(cmd, log);
+  }
+
+  /** When each line is due: its event time (a line without one: when the line before it is). */
+  static List<Instant> dueTimes(List<String> lines) {
+    List<Instant> due = new ArrayList<>();
+    Instant last = Instant.now();
+    for (String l : lines) {
+      Instant t = parse(l);
+      if (t != null) {
+        last = t;
+      }
+      due.add(last);
+    }
+    return due;
   }
 
   /** Lines keyed for kcat, event times moved to {@code t0} and compressed. */
@@ -346,6 +370,28 @@ public final class CrashHarness {
       }
     }
     return true;
+  }
+
+  private static String progress(Path wh, int produced) {
+    return wh.getFileName() + ": stored " + stored(wh) + " of " + produced + ", late events "
+        + count(wh, DeltaLakeIO.LATE_EVENTS) + ", deltas " + count(wh, DeltaLakeIO.DELTAS)
+        + " in " + commits(wh, DeltaLakeIO.DELTAS) + " commits";
+  }
+
+  private static String verdictsAgainst(Path wh, Scenario expected) {
+    try {
+      expected.assertExpected(wh);
+      return "final verdicts as expected";
+    } catch (AssertionError e) {
+      return "final verdicts differ from the generator's: " + e.getMessage();
+    }
+  }
+
+  /** Lines only in {@code a} and lines only in {@code b} (at most 20 of each). */
+  static String difference(Set<String> a, Set<String> b) {
+    List<String> onlyA = a.stream().filter(l -> !b.contains(l)).limit(20).toList();
+    List<String> onlyB = b.stream().filter(l -> !a.contains(l)).limit(20).toList();
+    return "only in A: " + onlyA + "\nonly in B: " + onlyB;
   }
 
   /** Raw events plus dead letters stored so far. */

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,10 +52,17 @@ public final class KcatProducer implements AutoCloseable {
         List.of(requireKcat(), "-P", "-E", "-b", bootstrap, "-t", topic, "-K", "\\x1f"));
   }
 
-  /** Produces {@code lines} at {@code perSecond} lines a second, then closes kcat's input. */
-  public static KcatProducer paced(
-      String bootstrap, String topic, List<String> lines, double perSecond, Path log)
+  /**
+   * Feeds {@code lines} to kcat, each when its {@code due} instant comes (a line due before the
+   * one ahead of it in the list goes right after that one: the disorder of the data), so that a
+   * record reaches Kafka about when it happened, as live data does.
+   */
+  public static KcatProducer live(
+      String bootstrap, String topic, List<String> lines, List<Instant> due, Path log)
       throws IOException {
+    if (lines.size() != due.size()) {
+      throw new IllegalArgumentException(lines.size() + " lines but " + due.size() + " due times");
+    }
     Process p = ChildProcesses.start(command(bootstrap, topic), log);
     ScheduledExecutorService pacer =
         Executors.newSingleThreadScheduledExecutor(
@@ -65,16 +73,21 @@ public final class KcatProducer implements AutoCloseable {
             });
     KcatProducer producer = new KcatProducer(p, pacer);
     OutputStream in = p.getOutputStream();
-    long periodMicros = (long) (1_000_000 / perSecond);
-    pacer.scheduleAtFixedRate(
+    pacer.scheduleWithFixedDelay(
         () -> {
-          int i = producer.sent.get();
           try {
-            if (i < lines.size()) {
-              in.write((lines.get(i) + "\n").getBytes(StandardCharsets.UTF_8));
-              in.flush();
+            Instant now = Instant.now();
+            boolean wrote = false;
+            while (producer.sent.get() < lines.size()
+                && !due.get(producer.sent.get()).isAfter(now)) {
+              in.write((lines.get(producer.sent.get()) + "\n").getBytes(StandardCharsets.UTF_8));
               producer.sent.incrementAndGet();
-            } else {
+              wrote = true;
+            }
+            if (wrote) {
+              in.flush();
+            }
+            if (producer.sent.get() == lines.size()) {
               in.close();
               throw new IllegalStateException("done"); // ends the schedule
             }
@@ -83,8 +96,8 @@ public final class KcatProducer implements AutoCloseable {
           }
         },
         0,
-        periodMicros,
-        TimeUnit.MICROSECONDS);
+        20,
+        TimeUnit.MILLISECONDS);
     return producer;
   }
 

@@ -137,6 +137,18 @@ public final class Scenario {
         expected.put(e.getKey(), s.name());
       }
     }
-    assertEquals(expected, actual);
+    if (!expected.equals(actual)) {
+      List<String> wrong = new ArrayList<>();
+      Set<String> ids = new TreeSet<>(expected.keySet());
+      ids.addAll(actual.keySet());
+      for (String id : ids) {
+        if (!java.util.Objects.equals(expected.get(id), actual.get(id))) {
+          wrong.add(id + ": expected " + expected.get(id) + ", got " + actual.get(id));
+        }
+      }
+      throw new AssertionError(
+          wrong.size() + " of " + expected.size() + " ids differ from the expected verdicts, e.g. "
+              + wrong.subList(0, Math.min(20, wrong.size())));
+    }
   }
 }

@@ -1,6 +1,9 @@
 package io.streamrecon.pipeline;
 
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.TimestampPolicy;
 import org.apache.beam.sdk.io.kafka.TimestampPolicyFactory;
@@ -26,8 +29,9 @@ import org.slf4j.LoggerFactory;
  *       record read, for {@link #IDLE_AFTER} without a gap longer than {@link #MAX_CHECK_GAP}
  *       between two checks. A gap means the broker was unreachable: producers were buffering
  *       then, and records they append once it is back carry event times from the outage, so the
- *       observation starts again. A restored reader starts unobserved too. The same holds for an
- *       empty partition.
+ *       observation starts again. The observation outlives a reader (runners recreate readers from
+ *       checkpoints) but not the JVM: a job restored after a crash starts unobserved. The same
+ *       holds for an empty partition.
  *   <li>Append lag: how long after its event time the partition's last on-time record reached
  *       Kafka (its Kafka timestamp minus its event time, zero when negative). A producer that runs
  *       behind (a loaded host, a broker outage that made it buffer, a restart of ours that left a
@@ -56,14 +60,20 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   private final EventTimeExtractor extractor;
   private final Duration maxOutOfOrderness;
   private Instant maxEventTime;
-  private Duration appendLag = Duration.ZERO;
   private Instant lastWatermark;
-  /** Check time since which the partition has been seen empty without a break; null if not. */
-  private Instant emptySince;
-  private Instant lastCheck;
+  private final Observation seen;
 
   PayloadTimestampPolicy(
       EventTimeExtractor extractor, Duration maxOutOfOrderness, Optional<Instant> previous) {
+    this(extractor, maxOutOfOrderness, previous, new Observation());
+  }
+
+  PayloadTimestampPolicy(
+      EventTimeExtractor extractor,
+      Duration maxOutOfOrderness,
+      Optional<Instant> previous,
+      Observation seen) {
+    this.seen = seen;
     this.extractor = extractor;
     this.maxOutOfOrderness = maxOutOfOrderness;
     // Resuming from a checkpoint: the watermark then was max - bound, so max is at least that.
@@ -74,7 +84,9 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
 
   @Override
   public Instant getTimestampForRecord(PartitionContext ctx, KafkaRecord<byte[], byte[]> record) {
-    emptySince = null;
+    synchronized (seen) {
+      seen.emptySince = null;
+    }
     Instant t =
         extractor == null
             ? new Instant(record.getTimestamp())
@@ -89,7 +101,9 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     }
     if (!t.isBefore(lastWatermark)) {
       long lag = record.getTimestamp() - t.getMillis();
-      appendLag = Duration.millis(Math.max(0, lag));
+      synchronized (seen) {
+        seen.appendLag = Duration.millis(Math.max(0, lag));
+      }
     }
     return t;
   }
@@ -101,7 +115,10 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
 
   /** The watermark for a backlog seen at {@code checkTime}, never below the last one. */
   Instant watermark(long backlog, Instant checkTime, Instant now) {
-    Instant w = candidate(backlog, checkTime, now);
+    Instant w;
+    synchronized (seen) {
+      w = candidate(backlog, checkTime, now);
+    }
     if (w.isAfter(lastWatermark)) {
       lastWatermark = w;
     }
@@ -110,10 +127,13 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
 
   /** The append lag the idle rule allows for now; for tests. */
   Duration appendLag() {
-    return appendLag;
+    synchronized (seen) {
+      return seen.appendLag;
+    }
   }
 
   private Instant candidate(long backlog, Instant checkTime, Instant now) {
+    Duration appendLag = seen.appendLag;
     Instant wallClockBound = now.minus(maxOutOfOrderness).minus(appendLag);
     if (isIdle(backlog, checkTime, now)) {
       Instant idle = checkTime.minus(maxOutOfOrderness).minus(appendLag);
@@ -131,26 +151,43 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     if (checkTime == null) {
       return false;
     }
-    boolean unbroken = lastCheck != null && !checkTime.isAfter(lastCheck.plus(MAX_CHECK_GAP));
-    lastCheck = checkTime;
+    boolean unbroken =
+        seen.lastCheck != null && !checkTime.isAfter(seen.lastCheck.plus(MAX_CHECK_GAP));
+    seen.lastCheck = checkTime;
     if (backlog != 0) {
-      emptySince = null;
+      seen.emptySince = null;
       return false;
     }
-    if (emptySince == null || !unbroken) {
-      emptySince = checkTime;
+    if (seen.emptySince == null || !unbroken) {
+      seen.emptySince = checkTime;
     }
     boolean stale = checkTime.isBefore(now.minus(MAX_CHECK_GAP));
-    return !stale && !checkTime.isBefore(emptySince.plus(IDLE_AFTER));
+    return !stale && !checkTime.isBefore(seen.emptySince.plus(IDLE_AFTER));
   }
 
   private static Instant min(Instant a, Instant b) {
     return a.isBefore(b) ? a : b;
   }
 
+  /**
+   * What a partition's policies learned from its backlog checks and records: the idle observation
+   * and the append lag. A policy lives as long as one reader, and runners make new readers from a
+   * checkpoint often (the DirectRunner on purpose, every few bundles), so this is kept per read
+   * and partition for the life of the JVM. A job restored in a new JVM starts unobserved, which is
+   * the cautious side.
+   */
+  static final class Observation {
+    private Instant emptySince;
+    private Instant lastCheck;
+    private Duration appendLag = Duration.ZERO;
+  }
+
   /** Creates one policy per partition. */
   static final class Factory implements TimestampPolicyFactory<byte[], byte[]> {
     private static final long serialVersionUID = 1L;
+    private static final Map<String, Observation> OBSERVATIONS = new ConcurrentHashMap<>();
+    /** Names this read of this pipeline's construction; a deserialized copy keeps it. */
+    private final String readId = UUID.randomUUID().toString();
     private final String timeField;
     private final Duration maxOutOfOrderness;
 
@@ -168,7 +205,8 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
       return new PayloadTimestampPolicy(
           timeField.isEmpty() ? null : new EventTimeExtractor(timeField),
           maxOutOfOrderness,
-          previousWatermark);
+          previousWatermark,
+          OBSERVATIONS.computeIfAbsent(readId + "/" + tp, k -> new Observation()));
     }
   }
 }

@@ -4,10 +4,16 @@ import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
+import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.io.kafka.KafkaCheckpointMark;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
@@ -32,6 +38,8 @@ import org.joda.time.Instant;
 public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   /** Consumer group used when the properties name none. */
   public static final String DEFAULT_GROUP_ID = "streamrecon";
+
+  private static final String SPLIT_MARKER_TOPIC = "";
 
   private final Side side;
   private final InputSpec spec;
@@ -126,6 +134,18 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
 
   @Override
   public PCollection<RawInput> expand(PBegin input) {
+    KafkaIO.Read<byte[], byte[]> read = kafkaRead();
+    PCollection<KafkaRecord<byte[], byte[]>> records =
+        primesSplits(input)
+            ? input.apply("ReadTopic", Read.from(primedSource(read)))
+            : input.apply("ReadTopic", read);
+    return records
+        .apply("ConvertToRawInput", ParDo.of(new ToRawInputFn(side)))
+        .setCoder(ModelCoders.RawInputCoder.of());
+  }
+
+  /** The KafkaIO read this transform configures. */
+  KafkaIO.Read<byte[], byte[]> kafkaRead() {
     Map<String, Object> config = new HashMap<>();
     config.put(ConsumerConfig.GROUP_ID_CONFIG, DEFAULT_GROUP_ID);
     config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
@@ -134,8 +154,10 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
         KafkaIO.<byte[], byte[]>read()
             .withBootstrapServers(spec.bootstrapServers())
             .withTopic(spec.topic())
-            .withKeyDeserializer(ByteArrayDeserializer.class)
-            .withValueDeserializer(ByteArrayDeserializer.class)
+            // Coders given, not inferred: KafkaIO infers them only in its own expand(), and the
+            // Flink path (primedSource) builds the source without it.
+            .withKeyDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
+            .withValueDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
             .withConsumerConfigUpdates(config)
             .withTimestampPolicyFactory(
                 new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness))
@@ -149,10 +171,50 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (maxReadTime != null) {
       read = read.withMaxReadTime(maxReadTime);
     }
-    return input
-        .apply("ReadTopic", read)
-        .apply("ConvertToRawInput", ParDo.of(new ToRawInputFn(side)))
-        .setCoder(ModelCoders.RawInputCoder.of());
+    return read;
+  }
+
+  /**
+   * Whether the read needs {@link SplitPrimingSource}: an unbounded read on the FlinkRunner, whose
+   * source reader sends a partition's watermark only after the partition's first record.
+   */
+  private boolean primesSplits(PBegin input) {
+    return maxRecords == 0
+        && maxReadTime == null
+        && "FlinkRunner".equals(input.getPipeline().getOptions().getRunner().getSimpleName());
+  }
+
+  /** KafkaIO's unbounded source with a marker record per split start. */
+  static SplitPrimingSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> primedSource(
+      KafkaIO.Read<byte[], byte[]> read) {
+    return new SplitPrimingSource<>(makeSource(read), ReadKafka::splitMarker);
+  }
+
+  /**
+   * KafkaIO's own unbounded source, as its {@code ReadFromKafkaViaUnbounded} uses it (offset
+   * commits on finalize, the timestamp policy); {@code makeSource} is package-private.
+   */
+  @SuppressWarnings("unchecked")
+  private static UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> makeSource(
+      KafkaIO.Read<byte[], byte[]> read) {
+    try {
+      Method m = KafkaIO.Read.class.getDeclaredMethod("makeSource");
+      m.setAccessible(true);
+      return (UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark>) m.invoke(read);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("KafkaIO.Read.makeSource() is not available in this Beam", e);
+    }
+  }
+
+  /** The marker record: no Kafka topic has an empty name. */
+  static KafkaRecord<byte[], byte[]> splitMarker(Instant timestamp) {
+    return new KafkaRecord<>(
+        SPLIT_MARKER_TOPIC, -1, -1L, timestamp.getMillis(), KafkaTimestampType.NO_TIMESTAMP_TYPE,
+        null, new byte[0], new byte[0]);
+  }
+
+  static boolean isSplitMarker(KafkaRecord<?, ?> r) {
+    return SPLIT_MARKER_TOPIC.equals(r.getTopic()) && r.getOffset() < 0;
   }
 
   /** Keeps value, origin and record time; the element timestamp (event time) passes through. */
@@ -160,14 +222,20 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     private static final byte[] EMPTY = new byte[0];
     private final Side side;
     private final Counter records;
+    private final Counter splitMarkers;
 
     ToRawInputFn(Side side) {
       this.side = side;
       this.records = Metrics.counter(Summary.NAMESPACE, Summary.inputCounter(side));
+      this.splitMarkers = Metrics.counter(ReadKafka.class, "kafka_split_markers");
     }
 
     @ProcessElement
     public void process(@Element KafkaRecord<byte[], byte[]> r, OutputReceiver<RawInput> out) {
+      if (isSplitMarker(r)) {
+        splitMarkers.inc();
+        return;
+      }
       records.inc();
       byte[] value = r.getKV().getValue();
       out.output(

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -67,6 +68,10 @@ public final class StreamRecon implements Callable<Integer> {
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           Throwable root = rootCause(e);
+          if (!(e instanceof IllegalArgumentException)) {
+            // Not a usage error: whoever runs the job needs the whole trace to report or fix it.
+            LoggerFactory.getLogger(StreamRecon.class).error("the command failed", e);
+          }
           cmd.getErr().println("streamrecon: " + oneLine(root));
           return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILED;
         });

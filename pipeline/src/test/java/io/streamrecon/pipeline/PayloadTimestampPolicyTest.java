@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
 import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.kafka.common.TopicPartition;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import org.junit.Test;
@@ -131,6 +132,23 @@ public class PayloadTimestampPolicyTest {
   public void aRestoredPartitionIsObservedAgainBeforeItCountsAsIdle() {
     PayloadTimestampPolicy p = policyWithMax(T);
     assertEquals(T.minus(BOUND), p.watermark(0, NOW, NOW));
+  }
+
+  @Test
+  public void aReaderMadeAgainFromItsCheckpointContinuesTheObservation() {
+    PayloadTimestampPolicy.Factory f = new PayloadTimestampPolicy.Factory("/t", BOUND);
+    TopicPartition tp = new TopicPartition("orders", 0);
+    Optional<Instant> restored = Optional.of(T.minus(BOUND));
+    PayloadTimestampPolicy first = (PayloadTimestampPolicy) f.createTimestampPolicy(tp, restored);
+    observeEmpty(first, NOW.minus(Duration.standardSeconds(40)), NOW.minus(20_000));
+    // The DirectRunner closes readers and makes new ones from their checkpoint every few bundles.
+    PayloadTimestampPolicy second = (PayloadTimestampPolicy) f.createTimestampPolicy(tp, restored);
+    assertEquals(NOW.minus(BOUND), observeEmpty(second, NOW.minus(19_000), NOW));
+    // Another pipeline (or a job restored in a new JVM) observes on its own.
+    PayloadTimestampPolicy other =
+        (PayloadTimestampPolicy)
+            new PayloadTimestampPolicy.Factory("/t", BOUND).createTimestampPolicy(tp, restored);
+    assertEquals(T.minus(BOUND), observeEmpty(other, NOW.minus(19_000), NOW));
   }
 
   /** Checks finding the partition empty every second from {@code now - IDLE_AFTER} to now. */

@@ -3,7 +3,6 @@ package io.streamrecon.runners.flink;
 import io.streamrecon.pipeline.testing.CrashHarness;
 import io.streamrecon.pipeline.testing.CrashHarness.Fault;
 import java.util.List;
-import org.junit.Ignore;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -17,10 +16,6 @@ import org.junit.rules.TemporaryFolder;
 public class FlinkBrokerOutageTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  @Ignore(
-      "Flaky after the merge of issues 8, 9 and 13 (issue 8 stays open): it passed alone (101 s) but"
-          + " in the whole suite run A did not reach its final verdicts within 300 s once; see"
-          + " FlinkCrashRecoveryTest. Run it by name.")
   @Test
   public void aBrokerDownFor30sDelaysTheRunAndLosesNothing() throws Exception {
     CrashHarness.Result r =

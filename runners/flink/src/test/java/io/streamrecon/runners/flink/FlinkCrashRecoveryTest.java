@@ -3,7 +3,6 @@ package io.streamrecon.runners.flink;
 import io.streamrecon.pipeline.testing.CrashHarness;
 import io.streamrecon.pipeline.testing.CrashHarness.Fault;
 import java.util.List;
-import org.junit.Ignore;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -28,11 +27,6 @@ public class FlinkCrashRecoveryTest {
           List.of(),
           true);
 
-  @Ignore(
-      "Flaky after the merge of issues 8, 9 and 13 (issue 8 stays open): it passed alone (100 s) but in"
-          + " the whole suite B did not reach A's final verdicts within 300 s; the same symptom hit"
-          + " FlinkBrokerOutageTest once. Suspects: the bucketed expiry timers restored from a"
-          + " checkpoint, or @RequiresStableInput commits waiting on checkpoints. Run it by name.")
   @Test
   public void killedThreeTimesEndsWithTheTablesOfAnUndisturbedRun() throws Exception {
     CrashHarness.Result r =

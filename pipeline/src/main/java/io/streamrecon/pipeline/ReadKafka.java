@@ -8,6 +8,8 @@ import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.io.Read;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.io.kafka.KafkaCheckpointMark;
@@ -40,6 +42,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   public static final String DEFAULT_GROUP_ID = "streamrecon";
 
   private static final String SPLIT_MARKER_TOPIC = "";
+  private static final Coder<byte[]> NULLABLE_BYTES = NullableCoder.of(ByteArrayCoder.of());
 
   private final Side side;
   private final InputSpec spec;
@@ -155,9 +158,10 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
             .withBootstrapServers(spec.bootstrapServers())
             .withTopic(spec.topic())
             // Coders given, not inferred: KafkaIO infers them only in its own expand(), and the
-            // Flink path (primedSource) builds the source without it.
-            .withKeyDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
-            .withValueDeserializerAndCoder(ByteArrayDeserializer.class, ByteArrayCoder.of())
+            // Flink path (primedSource) builds the source without it. Nullable: keys are often
+            // null, and a tombstone's value is (it becomes a dead letter).
+            .withKeyDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
+            .withValueDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
             .withConsumerConfigUpdates(config)
             .withTimestampPolicyFactory(
                 new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness))

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import org.apache.beam.sdk.coders.ByteArrayCoder;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.NullableCoder;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.UnboundedSource;
@@ -114,8 +115,20 @@ public class SplitPrimingSourceTest {
         ReadKafka.primedSource(
             ReadKafka.of(Side.SOURCE, InputSpec.parse("--source", "kafka://localhost:9/orders"))
                 .kafkaRead());
-    assertEquals(KafkaRecordCoder.of(ByteArrayCoder.of(), ByteArrayCoder.of()),
-        source.getOutputCoder());
+    Coder<byte[]> nullableBytes = NullableCoder.of(ByteArrayCoder.of());
+    assertEquals(KafkaRecordCoder.of(nullableBytes, nullableBytes), source.getOutputCoder());
+    // A tombstone (null value) with a null key must pass the coder: it becomes a dead letter.
+    KafkaRecord<byte[], byte[]> tombstone =
+        new KafkaRecord<>("orders", 0, 5L, 1L, KafkaTimestampType.CREATE_TIME, null, null, null);
+    assertEquals(5L, clone(source.getOutputCoder(), tombstone).getOffset());
+  }
+
+  private static <T> T clone(Coder<T> coder, T value) {
+    try {
+      return CoderUtils.clone(coder, value);
+    } catch (org.apache.beam.sdk.coders.CoderException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private static SplitPrimingSource<Long, Mark> primed(ListSource s) {

@@ -95,6 +95,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   public static final String METRIC_ENTRIES_OPENED = "entries_opened";
   public static final String METRIC_ENTRIES_CLOSED = "entries_closed";
   public static final String METRIC_STALE_TIMER_FIRINGS = "stale_timer_firings";
+  /** Expiries moved past the first processing-time grace after a (re)start; see expiry. */
+  public static final String METRIC_EXPIRIES_POSTPONED = "expiries_postponed_after_start";
 
   /** Default {@link #withTimeout timeout} (SPEC §4). */
   public static final Duration DEFAULT_TIMEOUT = Duration.standardMinutes(10);

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
@@ -99,6 +101,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   private static final Counter ENTRIES_OPENED = counter(PairEvents.METRIC_ENTRIES_OPENED);
   private static final Counter ENTRIES_CLOSED = counter(PairEvents.METRIC_ENTRIES_CLOSED);
   private static final Counter STALE_TIMER_FIRINGS = counter(PairEvents.METRIC_STALE_TIMER_FIRINGS);
+  private static final Counter EXPIRIES_POSTPONED = counter(PairEvents.METRIC_EXPIRIES_POSTPONED);
 
   final PairingRules rules;
   private final long grainMillis;
@@ -136,6 +139,14 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * processing-time clock moves it on every event.
    */
   abstract Instant dueAfterEvent(PairingEntry entry, Timer expiry);
+
+  /**
+   * The earliest time any entry may expire when the timer fires with the clock at {@code now}, or
+   * {@code null} for no such bound. Due entries before it are moved to it instead of expiring.
+   */
+  Instant expiresNotBefore(Instant now) {
+    return null;
+  }
 
   /**
    * Applies the rules to one event that is not late and stores the result. {@code watermark} is
@@ -221,6 +232,10 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       STALE_TIMER_FIRINGS.inc();
       return;
     }
+    Instant notBefore = expiresNotBefore(now);
+    boolean postpone = notBefore != null && now.isBefore(notBefore);
+    long lastSlot = clock.lastSlot();
+    Map.Entry<String, Long> postponed = null;
     Map.Entry<String, Long> next = null;
     for (long slot = BucketClock.slotOf(clock.target(), grainMillis);
         slot <= clock.lastSlot();
@@ -241,10 +256,28 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       }
       for (String naturalId : due) {
         PairingEntry entry = read(bucket.entries(), naturalId);
-        if (entry != null) {
-          emit(rules.expire(naturalId, entry), out, later(rules.expiryOf(entry.t0()), clock.hold()));
-          bucket.entries().remove(naturalId);
+        if (entry == null) {
+          continue;
         }
+        if (postpone) {
+          // Moved, not expired: into its new slot before this one may be removed, so that the
+          // slots map is never emptied and written to again (see pair()).
+          bucket.entries().put(naturalId, entry.withTimerTarget(notBefore));
+          long to = BucketClock.slotOf(notBefore, grainMillis);
+          if (to == slot) {
+            remaining.put(naturalId, notBefore.getMillis());
+          } else {
+            ExpirySlot target = bucket.slots().get(to).read();
+            bucket.slots().put(
+                to, (target == null ? ExpirySlot.EMPTY : target).with(naturalId, notBefore));
+            lastSlot = Math.max(lastSlot, to);
+          }
+          postponed = Map.entry(naturalId, notBefore.getMillis());
+          EXPIRIES_POSTPONED.inc();
+          continue;
+        }
+        emit(rules.expire(naturalId, entry), out, later(rules.expiryOf(entry.t0()), clock.hold()));
+        bucket.entries().remove(naturalId);
       }
       if (remaining.isEmpty()) {
         bucket.slots().remove(slot);
@@ -256,6 +289,9 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       }
       next = rest.earliest();
       break;
+    }
+    if (postponed != null && (next == null || postponed.getValue() < next.getValue())) {
+      next = postponed;
     }
     if (next == null) {
       // Cleared rather than left as empty maps: see pair() on Spark's emptied MapState.
@@ -269,7 +305,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     Instant hold =
         nextEntry == null ? clock.hold() : later(rules.expiryOf(nextEntry.t0()), clock.hold());
     bucket.expiry().withOutputTimestamp(hold).set(nextDue);
-    bucket.clock().write(new BucketClock(nextDue, hold, clock.lastSlot()));
+    bucket.clock().write(new BucketClock(nextDue, hold, lastSlot));
   }
 
   /** Routes {@code event} to {@link PairEvents#LATE}. */
@@ -474,9 +510,19 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * timer, so it runs where event-time timers are rejected (Spark streaming). The watermark cannot
    * be read without an event-time timer, so lateness detection is off here: no event goes to
    * {@link PairEvents#LATE}. Rules 2–5 still compare event times.
+   *
+   * <p><b>Downtime does not count.</b> A job restored from its checkpoint after a crash finds
+   * entries whose grace ran out while it was down, and their partners may still wait in Kafka
+   * behind the restored position. So in each JVM, no entry expires before {@code grace} has passed
+   * since this DoFn's first call there: entries due earlier move to that time (counted as {@value
+   * PairEvents#METRIC_EXPIRIES_POSTPONED}). A fresh job is not affected, as its entries are all due
+   * a grace after their events. The first call is kept per DoFn (a UUID that serialized copies
+   * share) for the life of the JVM, so new DoFn instances per micro-batch do not start it again.
    */
   static final class ProcessingTimeExpiry extends PairEventsFn {
     private static final long serialVersionUID = 1L;
+    private static final Map<String, Instant> FIRST_CALL = new ConcurrentHashMap<>();
+    private final String instanceId = UUID.randomUUID().toString();
 
     @StateId(ENTRIES_STATE)
     private final StateSpec<MapState<String, PairingEntry>> entriesSpec = entriesSpec();
@@ -506,6 +552,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
+      // The first call in this JVM marks the (re)start, from which downtime is not counted.
+      expiresNotBefore(expiry.getCurrentRelativeTime());
       pair(element.getValue(), timestamp, null, new Bucket(entries, slots, clock, expiry), out);
     }
 
@@ -527,6 +575,11 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     @Override
     Instant dueAfterEvent(PairingEntry entry, Timer expiry) {
       return expiry.getCurrentRelativeTime().plus(grace);
+    }
+
+    @Override
+    Instant expiresNotBefore(Instant now) {
+      return FIRST_CALL.computeIfAbsent(instanceId, k -> now).plus(grace);
     }
   }
 }

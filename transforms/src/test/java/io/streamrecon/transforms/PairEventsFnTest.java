@@ -173,6 +173,55 @@ public class PairEventsFnTest {
   }
 
   @Test
+  public void afterARestartEntriesWhoseGraceRanOutWhileDownWaitOneGraceForTheirPartner() {
+    Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
+    EventRef s = src(ID, min(0), A);
+    EventRef other = src("other", min(0), A);
+    PairEventsFn.ProcessingTimeExpiry before = new PairEventsFn.ProcessingTimeExpiry(rules, min(2));
+    timer.now = wallClock;
+    before.processElement(
+        KV.of(0, s), s.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
+    timer.now = wallClock.plus(min(1));
+    before.processElement(
+        KV.of(0, other), other.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
+    Instant due = timer.target;
+    assertEquals(wallClock.plus(min(2)), due);
+
+    // The job is down for an hour; restored in a new JVM (here: a DoFn it has not seen), its first
+    // call is the timer firing long after both entries were due.
+    PairEventsFn.ProcessingTimeExpiry after = new PairEventsFn.ProcessingTimeExpiry(rules, min(2));
+    Instant restart = wallClock.plus(Duration.standardHours(1));
+    timer.now = restart;
+    after.expire(due, restart, bucket.bucket(), out);
+    assertEquals("nothing expires in the first grace after the restart", List.of(), out.verdicts());
+    assertEquals(restart.plus(min(2)), timer.target);
+    assertEquals(restart.plus(min(2)), entry(ID).timerTarget());
+    assertEquals(restart.plus(min(2)), entry("other").timerTarget());
+
+    // The partner still waiting in Kafka arrives within that grace: it pairs.
+    EventRef t = tgt(ID, min(1), A);
+    timer.now = restart.plus(sec(30));
+    after.processElement(
+        KV.of(0, t), t.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
+    assertEquals(List.of(Verdict.of(ID, Status.MATCH, s, t, null)), out.verdicts());
+
+    // The entry without a partner expires once that grace is over.
+    timer.now = restart.plus(min(2));
+    after.expire(timer.target, timer.now, bucket.bucket(), out);
+    assertEquals(
+        List.of(
+            Verdict.of(ID, Status.MATCH, s, t, null),
+            Verdict.of("other", Status.MISSING_IN_TARGET, other, null, null)),
+        out.verdicts());
+    // The paired entry stays a grace after its last event (for duplicates), then goes silently.
+    assertEquals(restart.plus(sec(30)).plus(min(2)), timer.target);
+    timer.now = timer.target;
+    after.expire(timer.target, timer.now, bucket.bucket(), out);
+    assertEquals(2, out.verdicts().size());
+    bucket.assertEmpty();
+  }
+
+  @Test
   public void processingTimeMovesTheDueTimeOnEveryEventAndFiresOnlyWhenDue() {
     PairEventsFn.ProcessingTimeExpiry fn = new PairEventsFn.ProcessingTimeExpiry(rules, min(2));
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");

@@ -23,21 +23,20 @@ import org.slf4j.LoggerFactory;
  *       the partition's largest event time so far, so it neither moves the watermark nor is late.
  *   <li>Watermark: the largest event time seen in the partition minus {@code
  *       --kafkaMaxOutOfOrderness}, never beyond wall clock minus that bound.
- *   <li>Idle partition: the watermark advances with the wall clock minus the bound minus the
- *       partition's <em>append lag</em>, so a quiet partition does not hold back expiry of the
- *       others. A partition is idle once the reader's backlog checks have found it empty, with no
+ *   <li>Idle partition: the watermark advances with the wall clock minus the bound, so a quiet
+ *       partition does not hold back expiry of the others. A partition is idle once the reader's backlog checks have found it empty, with no
  *       record read, for {@link #IDLE_AFTER} without a gap longer than {@link #MAX_CHECK_GAP}
  *       between two checks. A gap means the broker was unreachable: producers were buffering
  *       then, and records they append once it is back carry event times from the outage, so the
  *       observation starts again. The observation outlives a reader (runners recreate readers from
  *       checkpoints) but not the JVM: a job restored after a crash starts unobserved. The same
- *       holds for an empty partition.
- *   <li>Append lag: how long after its event time the partition's last on-time record reached
- *       Kafka (its Kafka timestamp minus its event time, zero when negative). A producer that runs
- *       behind (a loaded host, a broker outage that made it buffer, a restart of ours that left a
- *       backlog) appends records well after their event time; without this, the wall-clock rule
- *       would move the watermark past records still to come and turn them late, or expire the
- *       entries they would pair with. Records behind the watermark (late ones) do not count.
+ *       holds for an empty partition. Requiring 30 s of quiet, rather than a momentarily empty
+ *       backlog, is what keeps a producer that runs behind (appending records seconds after their
+ *       event time) from having its next records turned late. An earlier version also held the
+ *       idle watermark back by the last record's append lag (Kafka time minus event time); that
+ *       froze it for ever on a replayed old topic, whose lag is months.
+ *   <li>A backlog the reader does not know yet (a new reader's first moments) neither starts nor
+ *       ends the observation.
  *   <li>The watermark never goes back.
  * </ul>
  */
@@ -99,12 +98,6 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     if (t.isAfter(maxEventTime)) {
       maxEventTime = t;
     }
-    if (!t.isBefore(lastWatermark)) {
-      long lag = record.getTimestamp() - t.getMillis();
-      synchronized (seen) {
-        seen.appendLag = Duration.millis(Math.max(0, lag));
-      }
-    }
     return t;
   }
 
@@ -125,18 +118,10 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     return lastWatermark;
   }
 
-  /** The append lag the idle rule allows for now; for tests. */
-  Duration appendLag() {
-    synchronized (seen) {
-      return seen.appendLag;
-    }
-  }
-
   private Instant candidate(long backlog, Instant checkTime, Instant now) {
-    Duration appendLag = seen.appendLag;
-    Instant wallClockBound = now.minus(maxOutOfOrderness).minus(appendLag);
+    Instant wallClockBound = now.minus(maxOutOfOrderness);
     if (isIdle(backlog, checkTime, now)) {
-      Instant idle = checkTime.minus(maxOutOfOrderness).minus(appendLag);
+      Instant idle = checkTime.minus(maxOutOfOrderness);
       if (idle.isAfter(maxEventTime.minus(maxOutOfOrderness))) {
         return min(idle, wallClockBound);
       }
@@ -154,7 +139,10 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     boolean unbroken =
         seen.lastCheck != null && !checkTime.isAfter(seen.lastCheck.plus(MAX_CHECK_GAP));
     seen.lastCheck = checkTime;
-    if (backlog != 0) {
+    if (backlog < 0) {
+      return false;
+    }
+    if (backlog > 0) {
       seen.emptySince = null;
       return false;
     }
@@ -170,8 +158,8 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   }
 
   /**
-   * What a partition's policies learned from its backlog checks and records: the idle observation
-   * and the append lag. A policy lives as long as one reader, and runners make new readers from a
+   * What a partition's policies learned from its backlog checks and records: the idle
+   * observation. A policy lives as long as one reader, and runners make new readers from a
    * checkpoint often (the DirectRunner on purpose, every few bundles), so this is kept per read
    * and partition for the life of the JVM. A job restored in a new JVM starts unobserved, which is
    * the cautious side.
@@ -179,7 +167,6 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   static final class Observation {
     private Instant emptySince;
     private Instant lastCheck;
-    private Duration appendLag = Duration.ZERO;
   }
 
   /** Creates one policy per partition. */

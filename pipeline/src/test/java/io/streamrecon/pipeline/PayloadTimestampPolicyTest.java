@@ -55,31 +55,23 @@ public class PayloadTimestampPolicyTest {
   }
 
   @Test
-  public void anIdlePartitionWhoseProducerRunsBehindAdvancesOnlyAsFarAsItsAppendLagAllows() {
-    PayloadTimestampPolicy p = policyWithMax(NOW.minus(Duration.standardMinutes(5)));
-    Duration lag = Duration.standardSeconds(45);
-    Instant eventTime = NOW.minus(Duration.standardMinutes(1));
-    p.getTimestampForRecord(null, record(eventTime, eventTime.plus(lag)));
-    assertEquals(lag, p.appendLag());
-    // Without the lag the watermark would be NOW - 30 s, past the next record of this producer
-    // (event time NOW - 45 s, appended now).
-    assertEquals(NOW.minus(BOUND).minus(lag), idleUntilNow(p));
-  }
-
-  @Test
-  public void aLateRecordDoesNotSetTheAppendLag() {
-    PayloadTimestampPolicy p = policyWithMax(T);
-    Instant late = T.minus(Duration.standardHours(1));
-    p.getTimestampForRecord(null, record(late, NOW.getMillis()));
-    assertEquals(Duration.ZERO, p.appendLag());
+  public void aReplayedOldTopicGoesIdleLikeAnyOther() {
+    // Records appended now with event times a year old: the topic is replayed or backfilled.
+    PayloadTimestampPolicy p =
+        new PayloadTimestampPolicy(new EventTimeExtractor("/t"), BOUND, Optional.empty());
+    Instant old = NOW.minus(Duration.standardDays(365));
+    p.getTimestampForRecord(null, record(old, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER)));
+    assertEquals(old.minus(BOUND), p.watermark(3, NOW.minus(31_000), NOW.minus(31_000)));
     assertEquals(NOW.minus(BOUND), idleUntilNow(p));
   }
 
   @Test
-  public void recordsAppendedBeforeTheirEventTimeCountAsNoLag() {
+  public void anUnknownBacklogNeitherStartsNorEndsTheObservation() {
     PayloadTimestampPolicy p = policyWithMax(T);
-    p.getTimestampForRecord(null, record(NOW, NOW.minus(Duration.standardSeconds(5))));
-    assertEquals(Duration.ZERO, p.appendLag());
+    observeEmpty(p, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER), NOW.minus(15_000));
+    // A new reader does not know its backlog for a moment.
+    assertEquals(T.minus(BOUND), p.watermark(-1, NOW.minus(14_000), NOW.minus(14_000)));
+    assertEquals(NOW.minus(BOUND), observeEmpty(p, NOW.minus(13_000), NOW));
   }
 
   @Test

@@ -33,11 +33,13 @@ final class FlinkSessionCluster implements AutoCloseable {
   private final Path dir;
   private final Path confDir;
   private final int restPort;
+  private final int slots;
   private final List<Distribution.Child> children = new ArrayList<>();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private FlinkSessionCluster(Path dir, Path confDir, int restPort) {
+  private FlinkSessionCluster(Path dir, Path confDir, int restPort, int slots) {
+    this.slots = slots;
     this.dir = dir;
     this.confDir = confDir;
     this.restPort = restPort;
@@ -82,7 +84,7 @@ final class FlinkSessionCluster implements AutoCloseable {
     c.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
     Files.writeString(conf.resolve("config.yaml"), yaml);
 
-    FlinkSessionCluster cluster = new FlinkSessionCluster(dir, conf, restPort);
+    FlinkSessionCluster cluster = new FlinkSessionCluster(dir, conf, restPort, slots);
     try {
       cluster.children.add(
           cluster.flinkDaemon(
@@ -120,6 +122,23 @@ final class FlinkSessionCluster implements AutoCloseable {
             .timeout(Duration.ofSeconds(10))
             .build();
     return JSON.readTree(http.send(request, HttpResponse.BodyHandlers.ofString()).body());
+  }
+
+  /** Cancels a job through the REST API ({@code PATCH /jobs/:id?mode=cancel}). */
+  void cancel(String jobId) throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                URI.create("http://" + restAddress() + "/jobs/" + jobId + "?mode=cancel"))
+            .method("PATCH", HttpRequest.BodyPublishers.noBody())
+            .timeout(Duration.ofSeconds(10))
+            .build();
+    int status = http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+    assertTrue("cancel of job " + jobId + " answered HTTP " + status, status / 100 == 2);
+  }
+
+  /** Waits until every slot is free again (the jobs of the previous test have ended). */
+  void awaitFreeSlots(long timeoutSeconds) throws Exception {
+    awaitSlots(slots, timeoutSeconds);
   }
 
   private void awaitSlots(int slots, long timeoutSeconds) throws Exception {

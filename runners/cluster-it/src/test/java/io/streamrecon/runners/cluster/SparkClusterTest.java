@@ -6,18 +6,12 @@ import static org.junit.Assert.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import io.streamrecon.pipeline.testing.Scenario;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.ClassRule;
@@ -95,8 +89,8 @@ public class SparkClusterTest {
     Path wh = tmp.newFolder("spark-cluster-kafka").toPath();
     try (KafkaBrokerProcess kafka = KafkaBrokerProcess.start(tmp.newFolder("kafka").toPath())) {
       kafka.createTopics(1, "src", "tgt");
-      produce(kafka, "src", scenario.generator().sourceLines());
-      produce(kafka, "tgt", scenario.generator().targetLines());
+      StreamingInput.produce(kafka, "src", scenario.generator().sourceLines());
+      StreamingInput.produce(kafka, "tgt", scenario.generator().targetLines());
       List<String> cmd = sparkSubmit(jar, "cluster-kafka");
       cmd.addAll(
           List.of(
@@ -115,13 +109,13 @@ public class SparkClusterTest {
       try (Distribution.Child child =
           new Distribution.Child(cmd, wh.getParent(), "spark-cluster-kafka", cluster.env())) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
-        while (!direct.equals(currentView(wh))) {
+        while (!direct.equals(StreamingInput.currentView(wh))) {
           assertTrue(
               "the streaming run ended early; stderr:\n" + child.stderrTail(),
               child.process.isAlive());
           assertTrue(
               "the streaming run did not reach the DirectRunner's verdicts in 300 s: "
-                  + difference(wh) + "\nstderr:\n" + child.stderrTail(),
+                  + StreamingInput.difference(direct, wh) + "\nstderr:\n" + child.stderrTail(),
               System.nanoTime() < deadline);
           // Polling the warehouse another process writes; wakes early if the run dies.
           child.process.waitFor(1, TimeUnit.SECONDS);
@@ -172,36 +166,5 @@ public class SparkClusterTest {
             // it in the master's state.
             "--appName=" + appName));
     return cmd;
-  }
-
-  private static void produce(KafkaBrokerProcess kafka, String topic, List<String> lines)
-      throws Exception {
-    Map<String, Object> config =
-        Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-            ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-    try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
-      for (String line : lines) {
-        producer.send(new ProducerRecord<>(topic, line));
-      }
-      producer.flush();
-    }
-  }
-
-  private static Set<String> currentView(Path wh) {
-    return Files.isDirectory(wh.resolve("deltas").resolve("_delta_log"))
-        ? Scenario.finalView(wh)
-        : Set.of();
-  }
-
-  private static String difference(Path wh) {
-    Set<String> now = currentView(wh);
-    Set<String> missing = new TreeSet<>(direct);
-    missing.removeAll(now);
-    Set<String> extra = new TreeSet<>(now);
-    extra.removeAll(direct);
-    return "missing " + missing + ", unexpected " + extra;
   }
 }

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.ClassRule;
@@ -136,18 +135,7 @@ public class FlinkClusterTest {
               wh.getParent(),
               "flink-cluster-kafka",
               Map.of("FLINK_CONF_DIR", cluster.confDir().toString()))) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
-        while (!direct.equals(StreamingInput.currentView(wh))) {
-          assertTrue(
-              "the streaming run ended early; stderr:\n" + child.stderrTail(),
-              child.process.isAlive());
-          assertTrue(
-              "the streaming run did not reach the DirectRunner's verdicts in 300 s: "
-                  + StreamingInput.difference(direct, wh) + "\nstderr:\n" + child.stderrTail(),
-              System.nanoTime() < deadline);
-          // Polling the warehouse another process writes; wakes early if the client dies.
-          child.process.waitFor(1, TimeUnit.SECONDS);
-        }
+        StreamingInput.awaitVerdicts(child, wh, direct, 300);
         List<JsonNode> running = jobsIn("RUNNING");
         assertEquals(running.toString(), 1, running.size());
         String jobId = running.get(0).path("jid").asText();

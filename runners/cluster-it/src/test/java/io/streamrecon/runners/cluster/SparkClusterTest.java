@@ -108,18 +108,7 @@ public class SparkClusterTest {
               "--progressInterval=0s"));
       try (Distribution.Child child =
           new Distribution.Child(cmd, wh.getParent(), "spark-cluster-kafka", cluster.env())) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
-        while (!direct.equals(StreamingInput.currentView(wh))) {
-          assertTrue(
-              "the streaming run ended early; stderr:\n" + child.stderrTail(),
-              child.process.isAlive());
-          assertTrue(
-              "the streaming run did not reach the DirectRunner's verdicts in 300 s: "
-                  + StreamingInput.difference(direct, wh) + "\nstderr:\n" + child.stderrTail(),
-              System.nanoTime() < deadline);
-          // Polling the warehouse another process writes; wakes early if the run dies.
-          child.process.waitFor(1, TimeUnit.SECONDS);
-        }
+        StreamingInput.awaitVerdicts(child, wh, direct, 300);
         String appId = cluster.application("cluster-kafka").path("id").asText();
         child.process.destroy(); // SIGTERM, as a user's Ctrl-C or an orchestrator's stop
         assertTrue(

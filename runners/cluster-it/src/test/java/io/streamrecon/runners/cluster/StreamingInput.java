@@ -1,5 +1,7 @@
 package io.streamrecon.runners.cluster;
 
+import static org.junit.Assert.assertTrue;
+
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;
@@ -8,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -39,6 +42,26 @@ final class StreamingInput {
     return Files.isDirectory(wh.resolve("deltas").resolve("_delta_log"))
         ? Scenario.finalView(wh)
         : Set.of();
+  }
+
+  /**
+   * Waits until the job in {@code child} has committed exactly {@code expected}; fails if it ends
+   * first or after {@code seconds}, with what is missing and the child's stderr.
+   */
+  static void awaitVerdicts(Distribution.Child child, Path wh, Set<String> expected, long seconds)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    while (!expected.equals(currentView(wh))) {
+      assertTrue(
+          "the streaming run ended early; stderr:\n" + child.stderrTail(),
+          child.process.isAlive());
+      assertTrue(
+          "the streaming run did not reach the DirectRunner's verdicts in " + seconds + " s: "
+              + difference(expected, wh) + "\nstderr:\n" + child.stderrTail(),
+          System.nanoTime() < deadline);
+      // Polling the warehouse another process writes; wakes early if the process ends.
+      child.process.waitFor(1, TimeUnit.SECONDS);
+    }
   }
 
   /** What the job's committed verdicts lack, and have beyond, {@code expected}. */

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Watermark: the largest event time seen in the partition minus {@code
  *       --kafkaMaxOutOfOrderness}, never beyond wall clock minus that bound.
  *   <li>Idle partition: the watermark advances with the wall clock minus the bound, so a quiet
- *       partition does not hold back expiry of the others. A partition is idle once the reader's backlog checks have found it empty, with no
- *       record read, for {@link #IDLE_AFTER} without a gap longer than {@link #MAX_CHECK_GAP}
+ *       partition does not hold back expiry of the others. A partition is idle once the reader's
+ *       backlog checks have found it empty, with no record read, for {@code --kafkaIdleAfter}
+ *       (default {@link #DEFAULT_IDLE_AFTER}) without a gap longer than {@link #MAX_CHECK_GAP}
  *       between two checks. A gap means the broker was unreachable: producers were buffering
  *       then, and records they append once it is back carry event times from the outage, so the
  *       observation starts again. The observation outlives a reader (runners recreate readers from
@@ -44,11 +45,12 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   private static final Logger LOG = LoggerFactory.getLogger(PayloadTimestampPolicy.class);
 
   /**
-   * How long a partition must be seen empty before the wall clock moves its watermark. Long
-   * enough for a producer to reconnect after a broker outage (librdkafka backs off up to 10 s)
-   * and flush what it buffered; short against the minutes a reconciliation timeout usually is.
+   * Default of {@code --kafkaIdleAfter}: how long a partition must be seen empty before the wall
+   * clock moves its watermark. Long enough for a producer to reconnect after a broker outage
+   * (librdkafka backs off up to 10 s) and flush what it buffered; short against the minutes a
+   * reconciliation timeout usually is.
    */
-  static final Duration IDLE_AFTER = Duration.standardSeconds(30);
+  static final Duration DEFAULT_IDLE_AFTER = Duration.standardSeconds(30);
 
   /**
    * The longest gap between two backlog checks (KafkaIO checks every second) that still counts as
@@ -58,21 +60,24 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
 
   private final EventTimeExtractor extractor;
   private final Duration maxOutOfOrderness;
+  private final Duration idleAfter;
   private Instant maxEventTime;
   private Instant lastWatermark;
   private final Observation seen;
 
   PayloadTimestampPolicy(
       EventTimeExtractor extractor, Duration maxOutOfOrderness, Optional<Instant> previous) {
-    this(extractor, maxOutOfOrderness, previous, new Observation());
+    this(extractor, maxOutOfOrderness, DEFAULT_IDLE_AFTER, previous, new Observation());
   }
 
   PayloadTimestampPolicy(
       EventTimeExtractor extractor,
       Duration maxOutOfOrderness,
+      Duration idleAfter,
       Optional<Instant> previous,
       Observation seen) {
     this.seen = seen;
+    this.idleAfter = idleAfter;
     this.extractor = extractor;
     this.maxOutOfOrderness = maxOutOfOrderness;
     // Resuming from a checkpoint: the watermark then was max - bound, so max is at least that.
@@ -150,7 +155,7 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
       seen.emptySince = checkTime;
     }
     boolean stale = checkTime.isBefore(now.minus(MAX_CHECK_GAP));
-    return !stale && !checkTime.isBefore(seen.emptySince.plus(IDLE_AFTER));
+    return !stale && !checkTime.isBefore(seen.emptySince.plus(idleAfter));
   }
 
   private static Instant min(Instant a, Instant b) {
@@ -177,21 +182,25 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     private final String readId = UUID.randomUUID().toString();
     private final String timeField;
     private final Duration maxOutOfOrderness;
+    private final Duration idleAfter;
 
     /** @param timeField JSON Pointer of the event time; empty for the Kafka record time */
-    Factory(String timeField, Duration maxOutOfOrderness) {
+    Factory(String timeField, Duration maxOutOfOrderness, Duration idleAfter) {
       this.timeField = timeField;
       this.maxOutOfOrderness = maxOutOfOrderness;
+      this.idleAfter = idleAfter;
     }
 
     @Override
     public TimestampPolicy<byte[], byte[]> createTimestampPolicy(
         TopicPartition tp, Optional<Instant> previousWatermark) {
       // Once per partition and start: says where a restored reader's event time resumes.
-      previousWatermark.ifPresent(w -> LOG.info("Kafka partition {} resumes at watermark {}", tp, w));
+      previousWatermark.ifPresent(
+          w -> LOG.info("Kafka partition {} resumes at watermark {}", tp, w));
       return new PayloadTimestampPolicy(
           timeField.isEmpty() ? null : new EventTimeExtractor(timeField),
           maxOutOfOrderness,
+          idleAfter,
           previousWatermark,
           OBSERVATIONS.computeIfAbsent(readId + "/" + tp, k -> new Observation()));
     }

@@ -49,6 +49,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   private final Map<String, String> properties;
   private final String timeField;
   private final Duration maxOutOfOrderness;
+  private final Duration idleAfter;
   private final boolean readCommitted;
   private final long maxRecords;
   private final Duration maxReadTime;
@@ -59,9 +60,11 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       Map<String, String> properties,
       String timeField,
       Duration maxOutOfOrderness,
+      Duration idleAfter,
       boolean readCommitted,
       long maxRecords,
       Duration maxReadTime) {
+    this.idleAfter = idleAfter;
     this.side = side;
     this.spec = spec;
     this.properties = Map.copyOf(properties);
@@ -80,8 +83,9 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (spec == null || !spec.isKafka()) {
       throw new IllegalArgumentException("spec must be a kafka://host:port/topic input");
     }
-    return new ReadKafka(side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30), false, 0,
-        null);
+    return new ReadKafka(
+        side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30),
+        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, false, 0, null);
   }
 
   /** Consumer properties passed through as given (security, group id, ...). */
@@ -89,8 +93,9 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (props == null) {
       throw new IllegalArgumentException("consumer properties must not be null");
     }
-    return new ReadKafka(side, spec, props, timeField, maxOutOfOrderness, readCommitted,
-        maxRecords, maxReadTime);
+    return new ReadKafka(
+        side, spec, props, timeField, maxOutOfOrderness,
+        idleAfter, readCommitted, maxRecords, maxReadTime);
   }
 
   /** JSON Pointer of the event time; empty for the Kafka record time. */
@@ -98,8 +103,9 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (field == null || !(field.isEmpty() || field.startsWith("/"))) {
       throw new IllegalArgumentException("timeField must be empty or a JSON Pointer, got " + field);
     }
-    return new ReadKafka(side, spec, properties, field, maxOutOfOrderness, readCommitted,
-        maxRecords, maxReadTime);
+    return new ReadKafka(
+        side, spec, properties, field, maxOutOfOrderness,
+        idleAfter, readCommitted, maxRecords, maxReadTime);
   }
 
   /** The watermark's bound below the largest event time seen (zero or more). */
@@ -107,14 +113,30 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (bound == null || bound.isShorterThan(Duration.ZERO)) {
       throw new IllegalArgumentException("maxOutOfOrderness must be zero or more, got " + bound);
     }
-    return new ReadKafka(side, spec, properties, timeField, bound, readCommitted, maxRecords,
-        maxReadTime);
+    return new ReadKafka(
+        side, spec, properties, timeField, bound,
+        idleAfter, readCommitted, maxRecords, maxReadTime);
+  }
+
+  /**
+   * How long a partition must be found empty by every backlog check before its watermark follows
+   * the wall clock (1 s to 1 h).
+   */
+  public ReadKafka withIdleAfter(Duration idle) {
+    if (idle == null
+        || idle.isShorterThan(Duration.standardSeconds(1))
+        || idle.isLongerThan(Duration.standardHours(1))) {
+      throw new IllegalArgumentException("idleAfter must be between 1s and 1h, got " + idle);
+    }
+    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idle,
+        readCommitted, maxRecords, maxReadTime);
   }
 
   /** Reads only committed records of transactional producers. */
   public ReadKafka withReadCommitted(boolean committed) {
-    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, committed,
-        maxRecords, maxReadTime);
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, committed, maxRecords, maxReadTime);
   }
 
   /** Stops after this many records (0 = unbounded); makes the read bounded. */
@@ -122,8 +144,9 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (max < 0) {
       throw new IllegalArgumentException("maxRecords must be 0 (unbounded) or more, got " + max);
     }
-    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, readCommitted, max,
-        maxReadTime);
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, readCommitted, max, maxReadTime);
   }
 
   /** Stops after reading this long ({@code null} = unbounded); makes the read bounded. */
@@ -131,8 +154,9 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     if (max != null && !max.isLongerThan(Duration.ZERO)) {
       throw new IllegalArgumentException("maxReadTime must be positive, got " + max);
     }
-    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, readCommitted,
-        maxRecords, max);
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, readCommitted, maxRecords, max);
   }
 
   @Override
@@ -164,7 +188,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
             .withValueDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
             .withConsumerConfigUpdates(config)
             .withTimestampPolicyFactory(
-                new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness))
+                new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness, idleAfter))
             .commitOffsetsInFinalize();
     if (readCommitted) {
       read = read.withReadCommitted();

@@ -155,6 +155,14 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setKafkaMaxOutOfOrderness(String value);
 
+  @Description(
+      "Kafka watermark: a partition found empty by every backlog check for this long (1s to 1h)"
+          + " is idle, and its watermark follows the wall clock")
+  @Default.String("30s")
+  String getKafkaIdleAfter();
+
+  void setKafkaIdleAfter(String value);
+
   @Description("Read only committed records of transactional Kafka producers")
   @Default.Boolean(false)
   boolean getKafkaReadCommitted();

@@ -385,6 +385,7 @@ public final class ReconcilePipeline {
         .withConsumerProperties(s.kafkaProperties())
         .withTimeField(s.timeField())
         .withMaxOutOfOrderness(s.kafkaMaxOutOfOrderness())
+        .withIdleAfter(s.kafkaIdleAfter())
         .withReadCommitted(s.kafkaReadCommitted())
         .withMaxRecords(s.kafkaMaxRecords())
         .withMaxReadTime(s.kafkaMaxReadTime());

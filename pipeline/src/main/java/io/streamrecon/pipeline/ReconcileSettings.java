@@ -39,6 +39,7 @@ public record ReconcileSettings(
     Duration commitInterval,
     Map<String, String> kafkaProperties,
     Duration kafkaMaxOutOfOrderness,
+    Duration kafkaIdleAfter,
     boolean kafkaReadCommitted,
     long kafkaMaxRecords,
     Duration kafkaMaxReadTime,
@@ -116,6 +117,13 @@ public record ReconcileSettings(
         KafkaProperties.merge(o.getKafkaPropertiesFile(), o.getKafkaProperties());
     Duration outOfOrder =
         DurationParser.parse("kafkaMaxOutOfOrderness", o.getKafkaMaxOutOfOrderness());
+    Duration idleAfter =
+        DurationParser.parseAtLeast(
+            "kafkaIdleAfter", o.getKafkaIdleAfter(), Duration.standardSeconds(1));
+    if (idleAfter.isLongerThan(Duration.standardHours(1))) {
+      throw new IllegalArgumentException(
+          "--kafkaIdleAfter=" + o.getKafkaIdleAfter() + " is too long: must be at most 1h");
+    }
     if (o.getKafkaMaxRecords() < 0) {
       throw new IllegalArgumentException(
           "--kafkaMaxRecords=" + o.getKafkaMaxRecords() + " must be 0 (unbounded) or more");
@@ -178,6 +186,7 @@ public record ReconcileSettings(
         commit,
         kafka,
         outOfOrder,
+        idleAfter,
         o.getKafkaReadCommitted(),
         o.getKafkaMaxRecords(),
         maxReadTime,

@@ -14,6 +14,7 @@ import org.junit.Test;
 
 public class PayloadTimestampPolicyTest {
   private static final Duration BOUND = Duration.standardSeconds(30);
+  private static final Duration IDLE = PayloadTimestampPolicy.DEFAULT_IDLE_AFTER;
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final Instant T = Instant.parse("2025-06-01T00:00:00Z");
 
@@ -60,7 +61,7 @@ public class PayloadTimestampPolicyTest {
     PayloadTimestampPolicy p =
         new PayloadTimestampPolicy(new EventTimeExtractor("/t"), BOUND, Optional.empty());
     Instant old = NOW.minus(Duration.standardDays(365));
-    p.getTimestampForRecord(null, record(old, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER)));
+    p.getTimestampForRecord(null, record(old, NOW.minus(IDLE)));
     assertEquals(old.minus(BOUND), p.watermark(3, NOW.minus(31_000), NOW.minus(31_000)));
     assertEquals(NOW.minus(BOUND), idleUntilNow(p));
   }
@@ -68,7 +69,7 @@ public class PayloadTimestampPolicyTest {
   @Test
   public void anUnknownBacklogNeitherStartsNorEndsTheObservation() {
     PayloadTimestampPolicy p = policyWithMax(T);
-    observeEmpty(p, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER), NOW.minus(15_000));
+    observeEmpty(p, NOW.minus(IDLE), NOW.minus(15_000));
     // A new reader does not know its backlog for a moment.
     assertEquals(T.minus(BOUND), p.watermark(-1, NOW.minus(14_000), NOW.minus(14_000)));
     assertEquals(NOW.minus(BOUND), observeEmpty(p, NOW.minus(13_000), NOW));
@@ -86,7 +87,7 @@ public class PayloadTimestampPolicyTest {
   @Test
   public void aPartitionSeenEmptyForLessThanIdleAfterIsNotIdle() {
     PayloadTimestampPolicy p = policyWithMax(T);
-    Instant w = observeEmpty(p, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER).plus(1000), NOW);
+    Instant w = observeEmpty(p, NOW.minus(IDLE).plus(1000), NOW);
     assertEquals(T.minus(BOUND), w);
   }
 
@@ -106,7 +107,7 @@ public class PayloadTimestampPolicyTest {
   public void aStaleCheckDoesNotMoveTheWatermarkWithTheWallClock() {
     PayloadTimestampPolicy p = policyWithMax(T);
     Instant lastAnswer = NOW.minus(Duration.standardMinutes(1));
-    Instant w = observeEmpty(p, lastAnswer.minus(PayloadTimestampPolicy.IDLE_AFTER), lastAnswer);
+    Instant w = observeEmpty(p, lastAnswer.minus(IDLE), lastAnswer);
     assertEquals(lastAnswer.minus(BOUND), w);
     assertEquals(w, p.watermark(0, lastAnswer, NOW));
   }
@@ -128,7 +129,7 @@ public class PayloadTimestampPolicyTest {
 
   @Test
   public void aReaderMadeAgainFromItsCheckpointContinuesTheObservation() {
-    PayloadTimestampPolicy.Factory f = new PayloadTimestampPolicy.Factory("/t", BOUND);
+    PayloadTimestampPolicy.Factory f = new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE);
     TopicPartition tp = new TopicPartition("orders", 0);
     Optional<Instant> restored = Optional.of(T.minus(BOUND));
     PayloadTimestampPolicy first = (PayloadTimestampPolicy) f.createTimestampPolicy(tp, restored);
@@ -139,13 +140,28 @@ public class PayloadTimestampPolicyTest {
     // Another pipeline (or a job restored in a new JVM) observes on its own.
     PayloadTimestampPolicy other =
         (PayloadTimestampPolicy)
-            new PayloadTimestampPolicy.Factory("/t", BOUND).createTimestampPolicy(tp, restored);
+            new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE)
+                .createTimestampPolicy(tp, restored);
     assertEquals(T.minus(BOUND), observeEmpty(other, NOW.minus(19_000), NOW));
+  }
+
+  @Test
+  public void theIdleThresholdIsConfigurable() {
+    PayloadTimestampPolicy p =
+        new PayloadTimestampPolicy(
+            new EventTimeExtractor("/t"),
+            BOUND,
+            Duration.standardMinutes(5),
+            Optional.of(T.minus(BOUND)),
+            new PayloadTimestampPolicy.Observation());
+    assertEquals(T.minus(BOUND), idleUntilNow(p));
+    Instant later = NOW.plus(Duration.standardMinutes(5));
+    assertEquals(later.minus(BOUND), observeEmpty(p, NOW, later));
   }
 
   /** Checks finding the partition empty every second from {@code now - IDLE_AFTER} to now. */
   private static Instant idleUntilNow(PayloadTimestampPolicy p) {
-    return observeEmpty(p, NOW.minus(PayloadTimestampPolicy.IDLE_AFTER), NOW);
+    return observeEmpty(p, NOW.minus(IDLE), NOW);
   }
 
   /** Checks finding the partition empty every second from {@code from} to {@code to}. */

@@ -44,6 +44,7 @@ public class ReconcileSettingsTest {
     assertThat(s.runId(), startsWith("run-"));
     assertEquals(Duration.standardSeconds(5), s.commitInterval());
     assertEquals(Duration.standardSeconds(30), s.kafkaMaxOutOfOrderness());
+    assertEquals(Duration.standardSeconds(30), s.kafkaIdleAfter());
     assertTrue(s.bounded());
     assertFalse(s.streaming());
     assertNull(s.kafkaMaxReadTime());
@@ -166,6 +167,17 @@ public class ReconcileSettingsTest {
         "--kafkaPropertiesFile=/no/such/file");
     assertError("--kafkaMaxRecords=-1 must be 0", "--source=a", "--target=b",
         "--kafkaMaxRecords=-1");
+  }
+
+  @Test
+  public void kafkaIdleAfterIsBetweenOneSecondAndOneHour() {
+    assertEquals(
+        Duration.standardMinutes(2),
+        settings("--source=a", "--target=b", "--kafkaIdleAfter=2m").kafkaIdleAfter());
+    assertError("--kafkaIdleAfter=500ms is too short: must be at least 1s",
+        "--source=a", "--target=b", "--kafkaIdleAfter=500ms");
+    assertError("--kafkaIdleAfter=2h is too long: must be at most 1h",
+        "--source=a", "--target=b", "--kafkaIdleAfter=2h");
   }
 
   @Test

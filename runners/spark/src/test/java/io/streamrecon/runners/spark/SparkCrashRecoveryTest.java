@@ -18,13 +18,13 @@ public class SparkCrashRecoveryTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
   @Ignore(
-      "Not yet passing (issue 8). Run 2026-12-01 with processing-time expiry that no longer counts"
-          + " downtime: the restart that must pause inside its 2nd Delta Lake commit committed"
-          + " raw_events once (107 -> 214 rows) and then no more in 150 s, although it read all 289"
-          + " records and its micro-batches kept finishing; not yet known whether the restored"
-          + " streaming context or the test's pausing log store holds the commit back. Earlier: a"
-          + " Spark JVM needs 40-75 s to start or recover here, and Spark reschedules every batch of"
-          + " the downtime. Run it by name.")
+      "Not yet passing (issue 8). Runs of 2026-12-01: after a restart from the checkpoint, the"
+          + " job read Kafka and committed for some 20 s, then read no more records (input"
+          + " unchanged for 4 min while 41 records waited) and made no more Delta Lake commits,"
+          + " although its micro-batches kept finishing; the same with and without the"
+          + " commit-pause fault, so the restored streaming context (Beam's SourceDStream /"
+          + " MicrobatchSource after recovery) is the suspect, not the test's log store. Also: a"
+          + " Spark JVM needs 30-75 s to start or recover here. Run it by name.")
   @Test
   public void killedThreeTimesEndsWithTheTablesOfAnUndisturbedRun() throws Exception {
     CrashHarness.Runner spark =

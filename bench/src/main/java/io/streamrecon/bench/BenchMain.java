@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       GenerateCommand.class,
       RunCommand.class,
+      SoakCommand.class,
       ContenderMain.class,
       ReportScaleCommand.class,
       io.streamrecon.deltalake.DeltaLakeLogBench.class,

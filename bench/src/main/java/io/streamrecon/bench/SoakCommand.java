@@ -1,0 +1,461 @@
+package io.streamrecon.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamrecon.pipeline.testing.ChildProcesses;
+import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The state soak (issue 9): a real broker in its own JVM, {@link SoakProducer} producing a steady
+ * stream of distinct natural ids to both topics, and the pipeline in its own JVM (SparkRunner
+ * {@code local[2]} streaming, or FlinkRunner {@code [local]}); every {@code --sampleSeconds} a row
+ * of what decides whether state stays bounded: micro-batch processing time (Spark's REST API),
+ * heap after a full GC (forced with {@code jcmd GC.run}, read from the JVM's GC log), bytes under
+ * the checkpoint directory, the runner keys the pairing has seen, and how far storage lags behind
+ * the producer. At the end it waits for the last verdicts and compares the counts with what the
+ * producer generated.
+ */
+@Command(name = "soak", description = "Streaming soak on a real broker: state, heap, batch time.")
+public final class SoakCommand implements Callable<Integer> {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Pattern FULL_GC =
+      Pattern.compile(
+          "Pause Full \\((?:System\\.gc\\(\\)|Diagnostic Command)\\) (\\d+)M->(\\d+)M\\((\\d+)M\\)");
+  private static final Pattern PROGRESS =
+      Pattern.compile(
+          "progress: input (\\d+), dead letters (\\d+), raw events (\\d+), match (\\d+), mismatch"
+              + " (\\d+), missing in target (\\d+), missing in source (\\d+), late (\\d+)");
+
+  @Option(names = "--dir", required = true, description = "empty scratch directory (kept)")
+  Path dir;
+
+  @Option(names = "--engine", defaultValue = "spark", description = "spark or flink")
+  String engine;
+
+  @Option(names = "--ids", defaultValue = "1000000", description = "distinct natural ids")
+  int ids;
+
+  @Option(names = "--minutes", defaultValue = "30", description = "production time")
+  double minutes;
+
+  @Option(names = "--sampleSeconds", defaultValue = "60")
+  int sampleSeconds;
+
+  @Option(names = "--timeout", defaultValue = "60s", description = "the pipeline's --timeout")
+  String timeout;
+
+  @Option(names = "--buckets", defaultValue = "1024",
+      description = "the pipeline's pairing buckets, for the runner-key count; 0 = one key per id"
+          + " (the layout before issue 9)")
+  int buckets;
+
+  @Option(names = "--hotShare", defaultValue = "0",
+      description = "share of events that carry one hot natural id (0 to 0.5)")
+  double hotShare;
+
+  @Option(names = "--hotBucketShare", defaultValue = "0",
+      description = "share of the distinct ids drawn so that they fall into bucket 0 (0 to 0.5)")
+  double hotBucketShare;
+
+  @Option(names = "--xmx", defaultValue = "3g", description = "the pipeline JVM's -Xmx")
+  String xmx;
+
+  @Option(names = "--pipelineClasspath",
+      description = "class path of the pipeline JVM (default: the bench's own for spark, the"
+          + " Flink distribution's and the flink-run jar for flink)")
+  String pipelineClasspath;
+
+  @Option(names = "--pipelineMain", description = "main class of the pipeline JVM")
+  String pipelineMain;
+
+  @Option(names = "--pipelineArg", description = "extra pipeline option, repeatable")
+  List<String> pipelineArgs = new ArrayList<>();
+
+  @Option(names = "--seed", defaultValue = "42")
+  long seed;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!engine.equals("spark") && !engine.equals("flink")) {
+      throw new IllegalArgumentException("--engine must be spark or flink, not " + engine);
+    }
+    if (hotShare < 0 || hotShare > 0.5 || hotBucketShare < 0 || hotBucketShare > 0.5) {
+      throw new IllegalArgumentException("--hotShare and --hotBucketShare must be in [0, 0.5]");
+    }
+    Files.createDirectories(dir);
+    Path warehouse = dir.resolve("warehouse");
+    Path gcLog = dir.resolve("pipeline-gc.log");
+    Path pipelineLog = dir.resolve("pipeline.log");
+    Path report = dir.resolve("soak.md");
+    Path root = Path.of("").toAbsolutePath();
+    int uiPort = freePort();
+    String group = "soak-" + System.currentTimeMillis();
+    SoakProducer.Plan plan =
+        new SoakProducer.Plan(ids, Duration.ofMillis((long) (minutes * 60_000)), hotShare,
+            hotBucketShare, Math.max(buckets, 1), seed);
+
+    try (PrintStream out = new PrintStream(Files.newOutputStream(report), true, StandardCharsets.UTF_8);
+        KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
+      broker.createTopics(2, "soak-src", "soak-tgt");
+      List<String> cmd = pipelineCommand(broker, warehouse, gcLog, uiPort, group, root);
+      Files.writeString(pipelineLog, String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
+      Process pipeline = ChildProcesses.start(cmd, pipelineLog);
+      ProgressTail progressTail = new ProgressTail(pipelineLog);
+      try (SoakProducer producer =
+          new SoakProducer(broker.bootstrapServers(), "soak-src", "soak-tgt", plan)) {
+        tee(out, String.format(Locale.ROOT,
+            "soak: engine %s, %,d distinct ids over %.0f min (%.0f ids/s), hot id share %.2f,"
+                + " hot bucket share %.2f, timeout %s, buckets %s, -Xmx%s; load average %.1f",
+            engine, ids, minutes, ids / (minutes * 60), hotShare, hotBucketShare, timeout,
+            buckets == 0 ? "none (one key per id)" : buckets, xmx, load()));
+        tee(out, "pipeline: " + String.join(" ", cmd.subList(cmd.indexOf("-cp") + 2, cmd.size())));
+        // Time to start is not the soak: production begins when the pipeline reads.
+        awaitStarted(pipeline, pipelineLog, progressTail);
+        producer.start();
+        Instant t0 = Instant.now();
+        tee(out, "");
+        tee(out, "| minute | ids produced | events produced | runner keys | batches | batch ms"
+            + " avg | batch ms max | scheduling delay s | heap after full GC MB | checkpoint MB |"
+            + " raw events stored | behind producer | verdicts (MATCH included) | load |");
+        tee(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        long lastBatchTime = 0;
+        int minute = 0;
+        while (pipeline.isAlive()) {
+          Instant next = t0.plusSeconds((long) sampleSeconds * (minute + 1));
+          sleepUntil(next);
+          minute++;
+          long heap = heapAfterFullGc(pipeline.pid(), gcLog);
+          long[] progress = progressTail.last();
+          BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;
+          if (b.lastBatchTime() > 0) {
+            lastBatchTime = b.lastBatchTime();
+          }
+          long raw = progress == null ? -1 : progress[2];
+          long verdicts = progress == null ? -1 : progress[3] + progress[4] + progress[5] + progress[6];
+          tee(out, String.format(Locale.ROOT,
+              "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %,d | %.1f | %s | %s | %s | %.1f |",
+              minute * sampleSeconds / 60.0, producer.idsProduced(), producer.eventsProduced(),
+              producer.runnerKeys(buckets), b.count() < 0 ? "–" : String.valueOf(b.count()),
+              b.count() <= 0 ? "–" : String.valueOf(b.avgMillis()),
+              b.count() <= 0 ? "–" : String.valueOf(b.maxMillis()),
+              b.count() <= 0 ? "–" : String.format(Locale.ROOT, "%.1f", b.schedulingDelayMillis() / 1000.0),
+              heap, bytesUnder(warehouse.resolve("_checkpoints")) / 1e6,
+              raw < 0 ? "–" : String.format(Locale.ROOT, "%,d", raw),
+              raw < 0 ? "–" : String.format(Locale.ROOT, "%,d", producer.eventsProduced() - raw),
+              verdicts < 0 ? "–" : String.format(Locale.ROOT, "%,d", verdicts), load()));
+          if (producer.done()) {
+            break;
+          }
+        }
+        if (!pipeline.isAlive()) {
+          tee(out, "the pipeline died:\n" + ChildProcesses.tail(pipelineLog, 40));
+          return 1;
+        }
+        producer.awaitSent();
+        tee(out, "");
+        tee(out, String.format(Locale.ROOT, "production ended after %.1f min: %,d ids, %,d events",
+            Duration.between(t0, Instant.now()).toMillis() / 60e3, producer.idsProduced(),
+            producer.eventsProduced()));
+        return finalCheck(out, producer, pipeline, progressTail) ? 0 : 1;
+      } finally {
+        ChildProcesses.kill(pipeline);
+      }
+    }
+  }
+
+  /** Waits (up to 10 min) for the verdicts of the last ids, then compares the counts. */
+  private boolean finalCheck(
+      PrintStream out, SoakProducer producer, Process pipeline, ProgressTail log)
+      throws Exception {
+    SoakProducer.Counts want = producer.counts();
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(10));
+    Instant caughtUp = null;
+    long[] p = null;
+    while (Instant.now().isBefore(deadline) && pipeline.isAlive()) {
+      p = log.last();
+      if (p != null && p[2] >= producer.eventsProduced() && caughtUp == null) {
+        caughtUp = Instant.now();
+        tee(out, "all produced events stored " + Duration.between(producer.endedAt(), caughtUp)
+            .toSeconds() + " s after production ended");
+      }
+      if (agree(p, want)) {
+        break;
+      }
+      TimeUnit.SECONDS.sleep(5);
+    }
+    String got = p == null ? "no progress line" : String.format(Locale.ROOT,
+        "match %,d, mismatch %,d, missing in target %,d, missing in source %,d, dead letters %,d",
+        p[3], p[4], p[5], p[6], p[1]);
+    String expected = String.format(Locale.ROOT,
+        "match %,d, mismatch %,d, missing in target %,d, missing in source %,d",
+        want.match(), want.mismatch(), want.missingInTarget(), want.missingInSource());
+    boolean agree = agree(p, want);
+    tee(out, "verdicts " + (agree ? "agree" : "DISAGREE") + ": expected " + expected
+        + (hotShare > 0 ? " (MISSING exactly; MATCH and MISMATCH at least, the hot id's new"
+            + " versions add superseding verdicts)" : "") + "; pipeline " + got);
+    return agree;
+  }
+
+  private boolean agree(long[] p, SoakProducer.Counts want) {
+    if (p == null || p[5] != want.missingInTarget() || p[6] != want.missingInSource()) {
+      return false;
+    }
+    return hotShare > 0
+        ? p[3] >= want.match() && p[4] >= want.mismatch()
+        : p[3] == want.match() && p[4] == want.mismatch();
+  }
+
+  private List<String> pipelineCommand(
+      KafkaBrokerProcess broker, Path warehouse, Path gcLog, int uiPort, String group, Path root)
+      throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(ChildProcesses.java());
+    cmd.add("-Xmx" + xmx);
+    cmd.add("-Xlog:gc:file=" + gcLog);
+    ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        .filter(a -> a.startsWith("--add-opens"))
+        .forEach(cmd::add);
+    cmd.add("--add-opens=java.base/java.util.concurrent=ALL-UNNAMED");
+    cmd.add("--add-opens=java.base/java.net=ALL-UNNAMED");
+    cmd.add("--add-opens=java.base/java.io=ALL-UNNAMED");
+    List<String> runner;
+    String cp = pipelineClasspath;
+    String main = pipelineMain;
+    if (engine.equals("spark")) {
+      cmd.add("-Dspark.ui.enabled=true");
+      cmd.add("-Dspark.ui.port=" + uiPort);
+      cp = cp != null ? cp : System.getProperty("java.class.path");
+      main = main != null ? main : "io.streamrecon.pipeline.StreamRecon";
+      runner = List.of("--runner=SparkRunner", "--sparkMaster=local[2]",
+          "--checkpointDir=" + warehouse.resolve("_checkpoints").resolve("soak"));
+    } else {
+      String version = "0.1.0-SNAPSHOT";
+      cp = cp != null ? cp : root.resolve("runners/dist/flink/target/jars") + "/*"
+          + java.io.File.pathSeparator
+          + root.resolve("runners/flink/target/streamrecon-runner-flink-" + version + "-flink-run.jar");
+      main = main != null ? main : "io.streamrecon.runners.flink.FlinkMain";
+      runner = List.of("--runner=FlinkRunner", "--flinkMaster=[local]", "--parallelism=2");
+    }
+    cmd.add("-cp");
+    cmd.add(cp);
+    cmd.add(main);
+    if (main.endsWith("StreamRecon")) {
+      cmd.add("run");
+    }
+    cmd.add("--source=" + broker.uri("soak-src"));
+    cmd.add("--target=" + broker.uri("soak-tgt"));
+    cmd.add("--warehouse=" + warehouse);
+    cmd.add("--kafkaProperties=group.id=" + group);
+    cmd.add("--timeout=" + timeout);
+    cmd.add("--progressInterval=10s");
+    if (buckets > 0) {
+      cmd.add("--pairingBuckets=" + buckets);
+    }
+    cmd.addAll(runner);
+    cmd.addAll(pipelineArgs);
+    return cmd;
+  }
+
+  private static void awaitStarted(Process pipeline, Path log, ProgressTail progress)
+      throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(5));
+    while (Instant.now().isBefore(deadline)) {
+      if (!pipeline.isAlive()) {
+        throw new IllegalStateException("the pipeline died at start\n" + ChildProcesses.tail(log, 40));
+      }
+      if (progress.last() != null) {
+        return;
+      }
+      TimeUnit.MILLISECONDS.sleep(500);
+    }
+    throw new IllegalStateException("no progress line in 5 minutes\n" + ChildProcesses.tail(log, 40));
+  }
+
+  /** Reads a growing log from where it stopped last time; keeps the last progress line. */
+  static final class ProgressTail {
+    private final Path log;
+    private long offset;
+    private long[] last;
+
+    ProgressTail(Path log) {
+      this.log = log;
+    }
+
+    long[] last() throws IOException {
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
+        if (ch.size() <= offset) {
+          return last;
+        }
+        ch.position(offset);
+        java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+            java.nio.channels.Channels.newInputStream(ch), StandardCharsets.ISO_8859_1), 1 << 16);
+        long consumed = 0;
+        String line;
+        while ((line = r.readLine()) != null) {
+          consumed += line.length() + 1;
+          Matcher m = PROGRESS.matcher(line);
+          if (m.find()) {
+            long[] p = new long[8];
+            for (int i = 0; i < 8; i++) {
+              p[i] = Long.parseLong(m.group(i + 1));
+            }
+            last = p;
+          }
+        }
+        // A last line without its newline yet is read again next time.
+        offset = Math.min(offset + consumed, ch.size());
+      }
+      return last;
+    }
+  }
+
+  /** Forces a full GC in the pipeline JVM and returns the heap in use after it, in MB. */
+  private static long heapAfterFullGc(long pid, Path gcLog) throws Exception {
+    int before = countFullGcs(gcLog);
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.run")
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    p.waitFor(120, TimeUnit.SECONDS);
+    long after = -1;
+    Instant deadline = Instant.now().plusSeconds(30);
+    while (Instant.now().isBefore(deadline)) {
+      List<String> lines = Files.readAllLines(gcLog, StandardCharsets.ISO_8859_1);
+      int seen = 0;
+      for (String line : lines) {
+        Matcher m = FULL_GC.matcher(line);
+        if (m.find()) {
+          seen++;
+          after = Long.parseLong(m.group(2));
+        }
+      }
+      if (seen > before) {
+        return after;
+      }
+      TimeUnit.MILLISECONDS.sleep(200);
+    }
+    return after;
+  }
+
+  private static int countFullGcs(Path gcLog) throws IOException {
+    if (!Files.exists(gcLog)) {
+      return 0;
+    }
+    try (Stream<String> lines = Files.lines(gcLog, StandardCharsets.ISO_8859_1)) {
+      return (int) lines.filter(l -> FULL_GC.matcher(l).find()).count();
+    }
+  }
+
+  /** Spark streaming batches completed after {@code since} (batch time, epoch ms). */
+  record BatchStats(int count, long avgMillis, long maxMillis, long schedulingDelayMillis,
+      long lastBatchTime) {
+    static final BatchStats NONE = new BatchStats(-1, 0, 0, 0, 0);
+  }
+
+  private static BatchStats batches(int uiPort, long since) {
+    try {
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      String base = "http://127.0.0.1:" + uiPort + "/api/v1/applications";
+      JsonNode apps = MAPPER.readTree(get(http, base));
+      String app = apps.get(0).get("id").asText();
+      JsonNode list = MAPPER.readTree(get(http, base + "/" + app + "/streaming/batches"));
+      int n = 0;
+      long sum = 0;
+      long max = 0;
+      long delay = 0;
+      long last = since;
+      for (JsonNode b : list) {
+        if (!"COMPLETED".equals(b.path("status").asText())) {
+          continue;
+        }
+        long t = Instant.parse(b.get("batchTime").asText().replace("GMT", "Z")).toEpochMilli();
+        if (t <= since) {
+          continue;
+        }
+        long ms = b.path("processingTime").asLong();
+        n++;
+        sum += ms;
+        max = Math.max(max, ms);
+        delay = Math.max(delay, b.path("schedulingDelay").asLong());
+        last = Math.max(last, t);
+      }
+      return new BatchStats(n, n == 0 ? 0 : sum / n, max, delay, last);
+    } catch (Exception e) {
+      return new BatchStats(-1, 0, 0, 0, 0);
+    }
+  }
+
+  private static String get(HttpClient http, String url) throws Exception {
+    HttpResponse<String> r =
+        http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new IOException(url + ": HTTP " + r.statusCode());
+    }
+    return r.body();
+  }
+
+  private static long bytesUnder(Path p) {
+    if (!Files.exists(p)) {
+      return 0;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      return s.filter(Files::isRegularFile).mapToLong(f -> {
+        try {
+          return Files.size(f);
+        } catch (IOException e) {
+          return 0; // deleted while we walked: a checkpoint being replaced
+        }
+      }).sum();
+    } catch (IOException | UncheckedIOException e) {
+      return bytesUnder(p); // a directory vanished mid-walk; walk again
+    }
+  }
+
+  private static void sleepUntil(Instant t) throws InterruptedException {
+    long ms = Duration.between(Instant.now(), t).toMillis();
+    if (ms > 0) {
+      TimeUnit.MILLISECONDS.sleep(ms);
+    }
+  }
+
+  private static void tee(PrintStream out, String s) {
+    System.out.println(s);
+    out.println(s);
+  }
+
+  private static double load() {
+    return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -62,6 +62,11 @@ public final class SoakCommand implements Callable<Integer> {
   @Option(names = "--minutes", defaultValue = "30", description = "production time")
   double minutes;
 
+  @Option(names = "--maxMinutes", defaultValue = "0",
+      description = "stop the soak after this many minutes whether or not production ended"
+          + " (for a layout that falls behind); 0 = no limit")
+  double maxMinutes;
+
   @Option(names = "--sampleSeconds", defaultValue = "60")
   int sampleSeconds;
 
@@ -169,6 +174,10 @@ public final class SoakCommand implements Callable<Integer> {
               verdicts < 0 ? "–" : String.format(Locale.ROOT, "%,d", verdicts), load()));
           if (producer.done()) {
             break;
+          }
+          if (maxMinutes > 0 && minute * sampleSeconds >= maxMinutes * 60) {
+            tee(out, String.format(Locale.ROOT, "stopped after %.0f minutes (--maxMinutes)", maxMinutes));
+            return 2;
           }
         }
         if (!pipeline.isAlive()) {

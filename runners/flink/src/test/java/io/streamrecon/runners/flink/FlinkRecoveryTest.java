@@ -61,7 +61,7 @@ public class FlinkRecoveryTest {
         PipelineOptionsFactory.fromArgs("--runner=FlinkRunner").as(FlinkPipelineOptions.class);
     RunnerRecovery.Recovery r = new FlinkRecovery().configure(o, job(root));
     assertTrue(r.restoresState());
-    assertTrue(r.stableInput());
+    assertEquals(FlinkRecovery.STABLE_INPUT, r.stableInput());
     assertEquals(FlinkRecovery.DEFAULT_CHECKPOINTING_INTERVAL_MS, (long) o.getCheckpointingInterval());
     assertEquals("EXACTLY_ONCE", o.getCheckpointingMode());
     assertTrue(o.isExternalizedCheckpointsEnabled());

@@ -2,6 +2,11 @@ package io.streamrecon.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.TableRows;
+import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import java.io.IOException;
@@ -19,13 +24,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -45,10 +55,7 @@ public final class SoakCommand implements Callable<Integer> {
   private static final Pattern FULL_GC =
       Pattern.compile(
           "Pause Full \\((?:System\\.gc\\(\\)|Diagnostic Command)\\) (\\d+)M->(\\d+)M\\((\\d+)M\\)");
-  private static final Pattern PROGRESS =
-      Pattern.compile(
-          "progress: input (\\d+), dead letters (\\d+), raw events (\\d+), match (\\d+), mismatch"
-              + " (\\d+), missing in target (\\d+), missing in source (\\d+), late (\\d+)");
+  private static final Pattern RUN_LINE = Pattern.compile("ReconcilePipeline\\W+run run-");
 
   @Option(names = "--dir", required = true, description = "empty scratch directory (kept)")
   Path dir;
@@ -129,7 +136,7 @@ public final class SoakCommand implements Callable<Integer> {
       List<String> cmd = pipelineCommand(broker, warehouse, gcLog, uiPort, group, root);
       Files.writeString(pipelineLog, String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
       Process pipeline = ChildProcesses.start(cmd, pipelineLog);
-      ProgressTail progressTail = new ProgressTail(pipelineLog);
+      Configuration conf = new Configuration();
       try (SoakProducer producer =
           new SoakProducer(broker.bootstrapServers(), "soak-src", "soak-tgt", plan)) {
         tee(out, String.format(Locale.ROOT,
@@ -139,13 +146,13 @@ public final class SoakCommand implements Callable<Integer> {
             buckets == 0 ? "none (one key per id)" : buckets, xmx, load()));
         tee(out, "pipeline: " + String.join(" ", cmd.subList(cmd.indexOf("-cp") + 2, cmd.size())));
         // Time to start is not the soak: production begins when the pipeline reads.
-        awaitStarted(pipeline, pipelineLog, progressTail);
+        awaitStarted(pipeline, pipelineLog);
         producer.start();
         Instant t0 = Instant.now();
         tee(out, "");
         tee(out, "| minute | ids produced | events produced | runner keys | batches | batch ms"
             + " avg | batch ms max | scheduling delay s | heap after full GC MB | checkpoint MB |"
-            + " raw events stored | behind producer | verdicts (MATCH included) | load |");
+            + " raw events stored | behind producer | deltas rows | load |");
         tee(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         long lastBatchTime = 0;
         int minute = 0;
@@ -154,13 +161,13 @@ public final class SoakCommand implements Callable<Integer> {
           sleepUntil(next);
           minute++;
           long heap = heapAfterFullGc(pipeline.pid(), gcLog);
-          long[] progress = progressTail.last();
           BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;
           if (b.lastBatchTime() > 0) {
             lastBatchTime = b.lastBatchTime();
           }
-          long raw = progress == null ? -1 : progress[2];
-          long verdicts = progress == null ? -1 : progress[3] + progress[4] + progress[5] + progress[6];
+          // From the tables, on every runner (Flink streaming prints no progress lines).
+          long raw = TableRows.count(conf, warehouse.toString(), DeltaLakeIO.RAW_EVENTS);
+          long verdicts = TableRows.count(conf, warehouse.toString(), DeltaLakeIO.DELTAS);
           tee(out, String.format(Locale.ROOT,
               "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %,d | %.1f | %s | %s | %s | %.1f |",
               minute * sampleSeconds / 60.0, producer.idsProduced(), producer.eventsProduced(),
@@ -169,9 +176,9 @@ public final class SoakCommand implements Callable<Integer> {
               b.count() <= 0 ? "–" : String.valueOf(b.maxMillis()),
               b.count() <= 0 ? "–" : String.format(Locale.ROOT, "%.1f", b.schedulingDelayMillis() / 1000.0),
               heap, bytesUnder(warehouse.resolve("_checkpoints")) / 1e6,
-              raw < 0 ? "–" : String.format(Locale.ROOT, "%,d", raw),
-              raw < 0 ? "–" : String.format(Locale.ROOT, "%,d", producer.eventsProduced() - raw),
-              verdicts < 0 ? "–" : String.format(Locale.ROOT, "%,d", verdicts), load()));
+              String.format(Locale.ROOT, "%,d", raw),
+              String.format(Locale.ROOT, "%,d", producer.eventsProduced() - raw),
+              String.format(Locale.ROOT, "%,d", verdicts), load()));
           if (producer.done()) {
             break;
           }
@@ -189,53 +196,59 @@ public final class SoakCommand implements Callable<Integer> {
         tee(out, String.format(Locale.ROOT, "production ended after %.1f min: %,d ids, %,d events",
             Duration.between(t0, Instant.now()).toMillis() / 60e3, producer.idsProduced(),
             producer.eventsProduced()));
-        return finalCheck(out, producer, pipeline, progressTail) ? 0 : 1;
+        return finalCheck(out, producer, pipeline, conf, warehouse.toString()) ? 0 : 1;
       } finally {
         ChildProcesses.kill(pipeline);
       }
     }
   }
 
-  /** Waits (up to 10 min) for the verdicts of the last ids, then compares the counts. */
+  /**
+   * Waits (up to 10 min) until every produced event is stored and the deltas table holds the
+   * expected MISMATCH and MISSING verdicts (MATCH is not written without --emitMatches), then
+   * compares the final verdicts (rows no other row supersedes) with what the producer generated.
+   */
   private boolean finalCheck(
-      PrintStream out, SoakProducer producer, Process pipeline, ProgressTail log)
+      PrintStream out, SoakProducer producer, Process pipeline, Configuration conf, String warehouse)
       throws Exception {
     SoakProducer.Counts want = producer.counts();
+    long expectedRows = want.mismatch() + want.missingInTarget() + want.missingInSource();
     Instant deadline = Instant.now().plus(Duration.ofMinutes(10));
-    Instant caughtUp = null;
-    long[] p = null;
+    boolean stored = false;
     while (Instant.now().isBefore(deadline) && pipeline.isAlive()) {
-      p = log.last();
-      if (p != null && p[2] >= producer.eventsProduced() && caughtUp == null) {
-        caughtUp = Instant.now();
-        tee(out, "all produced events stored " + Duration.between(producer.endedAt(), caughtUp)
+      if (!stored && TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS) >= producer.eventsProduced()) {
+        stored = true;
+        tee(out, "all produced events stored " + Duration.between(producer.endedAt(), Instant.now())
             .toSeconds() + " s after production ended");
       }
-      if (agree(p, want)) {
+      if (stored && TableRows.count(conf, warehouse, DeltaLakeIO.DELTAS) >= expectedRows) {
         break;
       }
       TimeUnit.SECONDS.sleep(5);
     }
-    String got = p == null ? "no progress line" : String.format(Locale.ROOT,
-        "match %,d, mismatch %,d, missing in target %,d, missing in source %,d, dead letters %,d",
-        p[3], p[4], p[5], p[6], p[1]);
-    String expected = String.format(Locale.ROOT,
-        "match %,d, mismatch %,d, missing in target %,d, missing in source %,d",
-        want.match(), want.mismatch(), want.missingInTarget(), want.missingInSource());
-    boolean agree = agree(p, want);
-    tee(out, "verdicts " + (agree ? "agree" : "DISAGREE") + ": expected " + expected
-        + (hotShare > 0 ? " (MISSING exactly; MATCH and MISMATCH at least, the hot id's new"
-            + " versions add superseding verdicts)" : "") + "; pipeline " + got);
+    List<DeltaRecord> rows = DeltaLakeTables.readDeltas(warehouse);
+    Set<String> superseded = new HashSet<>();
+    rows.forEach(r -> {
+      if (r.supersedes() != null) {
+        superseded.add(r.supersedes());
+      }
+    });
+    Map<Status, Long> finals = new EnumMap<>(Status.class);
+    rows.stream().filter(r -> !superseded.contains(r.verdictId()))
+        .forEach(r -> finals.merge(r.status(), 1L, Long::sum));
+    long mm = finals.getOrDefault(Status.MISMATCH, 0L);
+    long mit = finals.getOrDefault(Status.MISSING_IN_TARGET, 0L);
+    long mis = finals.getOrDefault(Status.MISSING_IN_SOURCE, 0L);
+    boolean agree = mit == want.missingInTarget() && mis == want.missingInSource()
+        && (hotShare > 0 ? mm >= want.mismatch() : mm == want.mismatch());
+    tee(out, String.format(Locale.ROOT,
+        "final verdicts %s: expected mismatch %,d, missing in target %,d, missing in source %,d"
+            + " (and %,d MATCH, not written); deltas table: mismatch %,d, missing in target %,d,"
+            + " missing in source %,d%s",
+        agree ? "agree" : "DISAGREE", want.mismatch(), want.missingInTarget(),
+        want.missingInSource(), want.match(), mm, mit, mis,
+        hotShare > 0 ? " (hot id: its new versions may add MISMATCH verdicts)" : ""));
     return agree;
-  }
-
-  private boolean agree(long[] p, SoakProducer.Counts want) {
-    if (p == null || p[5] != want.missingInTarget() || p[6] != want.missingInSource()) {
-      return false;
-    }
-    return hotShare > 0
-        ? p[3] >= want.match() && p[4] >= want.mismatch()
-        : p[3] == want.match() && p[4] == want.mismatch();
   }
 
   private List<String> pipelineCommand(
@@ -289,57 +302,19 @@ public final class SoakCommand implements Callable<Integer> {
     return cmd;
   }
 
-  private static void awaitStarted(Process pipeline, Path log, ProgressTail progress)
-      throws Exception {
+  /** Waits until the pipeline logged its run line (it reads from the earliest offsets). */
+  private static void awaitStarted(Process pipeline, Path log) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(5));
     while (Instant.now().isBefore(deadline)) {
       if (!pipeline.isAlive()) {
         throw new IllegalStateException("the pipeline died at start\n" + ChildProcesses.tail(log, 40));
       }
-      if (progress.last() != null) {
+      if (RUN_LINE.matcher(Files.readString(log, StandardCharsets.ISO_8859_1)).find()) {
         return;
       }
       TimeUnit.MILLISECONDS.sleep(500);
     }
-    throw new IllegalStateException("no progress line in 5 minutes\n" + ChildProcesses.tail(log, 40));
-  }
-
-  /** Reads a growing log from where it stopped last time; keeps the last progress line. */
-  static final class ProgressTail {
-    private final Path log;
-    private long offset;
-    private long[] last;
-
-    ProgressTail(Path log) {
-      this.log = log;
-    }
-
-    long[] last() throws IOException {
-      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
-        if (ch.size() <= offset) {
-          return last;
-        }
-        ch.position(offset);
-        java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
-            java.nio.channels.Channels.newInputStream(ch), StandardCharsets.ISO_8859_1), 1 << 16);
-        long consumed = 0;
-        String line;
-        while ((line = r.readLine()) != null) {
-          consumed += line.length() + 1;
-          Matcher m = PROGRESS.matcher(line);
-          if (m.find()) {
-            long[] p = new long[8];
-            for (int i = 0; i < 8; i++) {
-              p[i] = Long.parseLong(m.group(i + 1));
-            }
-            last = p;
-          }
-        }
-        // A last line without its newline yet is read again next time.
-        offset = Math.min(offset + consumed, ch.size());
-      }
-      return last;
-    }
+    throw new IllegalStateException("no run line in 5 minutes\n" + ChildProcesses.tail(log, 40));
   }
 
   /** Forces a full GC in the pipeline JVM and returns the heap in use after it, in MB. */

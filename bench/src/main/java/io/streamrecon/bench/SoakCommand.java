@@ -55,7 +55,7 @@ public final class SoakCommand implements Callable<Integer> {
   private static final Pattern FULL_GC =
       Pattern.compile(
           "Pause Full \\((?:System\\.gc\\(\\)|Diagnostic Command)\\) (\\d+)M->(\\d+)M\\((\\d+)M\\)");
-  private static final Pattern RUN_LINE = Pattern.compile("ReconcilePipeline\\W+run run-");
+  private static final Pattern RUN_LINE = Pattern.compile("ReconcilePipeline\\W+(run run-|progress: )");
 
   @Option(names = "--dir", required = true, description = "empty scratch directory (kept)")
   Path dir;
@@ -302,7 +302,10 @@ public final class SoakCommand implements Callable<Integer> {
     return cmd;
   }
 
-  /** Waits until the pipeline logged its run line (it reads from the earliest offsets). */
+  /**
+   * Waits until the pipeline logged its run line or (on Spark, whose logging starts with the
+   * context, after the run line) its first progress line; it reads from the earliest offsets.
+   */
   private static void awaitStarted(Process pipeline, Path log) throws Exception {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(5));
     while (Instant.now().isBefore(deadline)) {

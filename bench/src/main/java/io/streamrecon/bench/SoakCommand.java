@@ -407,20 +407,28 @@ public final class SoakCommand implements Callable<Integer> {
     return r.body();
   }
 
+  /** Bytes of the files under {@code p}; 0 while it does not exist. */
   private static long bytesUnder(Path p) {
-    if (!Files.exists(p)) {
-      return 0;
+    // The runner replaces checkpoints while we walk: a vanished directory means walk again,
+    // a bounded number of times.
+    for (int attempt = 0; attempt < 5; attempt++) {
+      if (!Files.exists(p)) {
+        return 0;
+      }
+      try (Stream<Path> s = Files.walk(p)) {
+        return s.filter(Files::isRegularFile).mapToLong(SoakCommand::sizeOrZero).sum();
+      } catch (IOException | UncheckedIOException e) {
+        // walk again
+      }
     }
-    try (Stream<Path> s = Files.walk(p)) {
-      return s.filter(Files::isRegularFile).mapToLong(f -> {
-        try {
-          return Files.size(f);
-        } catch (IOException e) {
-          return 0; // deleted while we walked: a checkpoint being replaced
-        }
-      }).sum();
-    } catch (IOException | UncheckedIOException e) {
-      return bytesUnder(p); // a directory vanished mid-walk; walk again
+    return -1;
+  }
+
+  private static long sizeOrZero(Path f) {
+    try {
+      return Files.size(f);
+    } catch (IOException e) {
+      return 0; // deleted while we walked: a checkpoint being replaced
     }
   }
 

@@ -3,7 +3,6 @@ package io.streamrecon.runners.spark;
 import io.streamrecon.pipeline.testing.CrashHarness;
 import io.streamrecon.pipeline.testing.CrashHarness.Fault;
 import java.util.List;
-import org.junit.Ignore;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -17,14 +16,6 @@ import org.junit.rules.TemporaryFolder;
 public class SparkCrashRecoveryTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  @Ignore(
-      "Not yet passing (issue 8). Runs of 2026-12-01: after a restart from the checkpoint, the"
-          + " job read Kafka and committed for some 20 s, then read no more records (input"
-          + " unchanged for 4 min while 41 records waited) and made no more Delta Lake commits,"
-          + " although its micro-batches kept finishing; the same with and without the"
-          + " commit-pause fault, so the restored streaming context (Beam's SourceDStream /"
-          + " MicrobatchSource after recovery) is the suspect, not the test's log store. Also: a"
-          + " Spark JVM needs 30-75 s to start or recover here. Run it by name.")
   @Test
   public void killedThreeTimesEndsWithTheTablesOfAnUndisturbedRun() throws Exception {
     CrashHarness.Runner spark =

@@ -264,7 +264,7 @@ public final class SoakCommand implements Callable<Integer> {
   }
 
   /** Counts of the verdicts no other row supersedes, per status. */
-  private static Map<Status, Long> finalVerdicts(String warehouse) throws IOException {
+  private static Map<Status, Long> finalVerdicts(String warehouse) {
     List<DeltaRecord> rows = DeltaLakeTables.readDeltas(warehouse);
     Set<String> superseded = new HashSet<>();
     rows.forEach(r -> {

@@ -16,7 +16,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
@@ -51,7 +50,8 @@ public final class JobCheckpoints {
    *     differs from the job's manifest, or the job name is not usable as a directory name
    */
   public static JobIdentity prepare(ReconcileOptions options, ReconcileSettings s) {
-    String jobName = isExplicit(options, "jobName") ? options.getJobName() : defaultJobName(s);
+    String jobName =
+        RunnerRecovery.isExplicit(options, "jobName") ? options.getJobName() : defaultJobName(s);
     if (jobName == null || !JOB_NAME.matcher(jobName).matches()) {
       throw new IllegalArgumentException(
           "--jobName="
@@ -88,7 +88,7 @@ public final class JobCheckpoints {
                   + root
                   + " are moved aside)");
         }
-        if (isExplicit(options, "runId") && !options.getRunId().equals(m.runId())) {
+        if (RunnerRecovery.isExplicit(options, "runId") && !options.getRunId().equals(m.runId())) {
           throw new IllegalArgumentException(
               "--runId="
                   + options.getRunId()
@@ -159,14 +159,6 @@ public final class JobCheckpoints {
       uri = Path.of(w).toAbsolutePath().normalize().toUri().toString();
     }
     return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
-  }
-
-  /**
-   * True when the user set the option (on the command line or with a setter): Beam's display
-   * data lists set options only, not defaults.
-   */
-  static boolean isExplicit(PipelineOptions options, String name) {
-    return DisplayData.from(options).items().stream().anyMatch(i -> i.getKey().equals(name));
   }
 
   /** The file system of a Hadoop URI; local files without checksum side files. */

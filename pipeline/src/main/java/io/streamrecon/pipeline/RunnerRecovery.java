@@ -1,6 +1,7 @@
 package io.streamrecon.pipeline;
 
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 
 /**
  * How one runner keeps an unbounded run's state across a crash. Runner modules register an
@@ -17,6 +18,14 @@ public interface RunnerRecovery {
    * restores from the newest completed one. Options the user set explicitly are kept.
    */
   Recovery configure(PipelineOptions options, JobIdentity job);
+
+  /**
+   * True when the user set the option (on the command line or with a setter): Beam's display
+   * data lists set options only, not defaults. What {@link #configure} uses to keep them.
+   */
+  static boolean isExplicit(PipelineOptions options, String name) {
+    return DisplayData.from(options).items().stream().anyMatch(i -> i.getKey().equals(name));
+  }
 
   /**
    * What the runner guarantees after {@link #configure}.

@@ -13,7 +13,6 @@ import java.util.stream.Stream;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -57,22 +56,23 @@ public final class FlinkRecovery implements RunnerRecovery {
   @Override
   public Recovery configure(PipelineOptions options, JobIdentity job) {
     FlinkPipelineOptions f = options.as(FlinkPipelineOptions.class);
-    if (!set(options, "checkpointingInterval") || f.getCheckpointingInterval() <= 0) {
+    if (!RunnerRecovery.isExplicit(options, "checkpointingInterval")
+        || f.getCheckpointingInterval() <= 0) {
       f.setCheckpointingInterval(DEFAULT_CHECKPOINTING_INTERVAL_MS);
     }
-    if (!set(options, "checkpointingMode")) {
+    if (!RunnerRecovery.isExplicit(options, "checkpointingMode")) {
       f.setCheckpointingMode("EXACTLY_ONCE");
     }
-    if (!set(options, "externalizedCheckpointsEnabled")) {
+    if (!RunnerRecovery.isExplicit(options, "externalizedCheckpointsEnabled")) {
       f.setExternalizedCheckpointsEnabled(true);
     }
-    if (!set(options, "retainExternalizedCheckpointsOnCancellation")) {
+    if (!RunnerRecovery.isExplicit(options, "retainExternalizedCheckpointsOnCancellation")) {
       f.setRetainExternalizedCheckpointsOnCancellation(true);
     }
-    if (!set(options, "stateBackend")) {
+    if (!RunnerRecovery.isExplicit(options, "stateBackend")) {
       f.setStateBackend(DEFAULT_STATE_BACKEND);
     }
-    if (!set(options, "stateBackendStoragePath")) {
+    if (!RunnerRecovery.isExplicit(options, "stateBackendStoragePath")) {
       f.setStateBackendStoragePath(job.runnerDir("flink"));
     }
     String storage = f.getStateBackendStoragePath();
@@ -83,7 +83,7 @@ public final class FlinkRecovery implements RunnerRecovery {
       Optional<FlinkCheckpoints.Completed> newest = FlinkCheckpoints.newest(fs, storagePath);
       if (newest.isPresent()) {
         String chk = newest.get().dir().toString();
-        if (set(options, "savepointPath")) {
+        if (RunnerRecovery.isExplicit(options, "savepointPath")) {
           restore = "restoring from --savepointPath=" + f.getSavepointPath() + " as given";
         } else {
           restoreFrom(f, chk);
@@ -152,9 +152,5 @@ public final class FlinkRecovery implements RunnerRecovery {
     Files.writeString(
         config, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     f.setFlinkConfDir(dir.toString());
-  }
-
-  private static boolean set(PipelineOptions options, String name) {
-    return DisplayData.from(options).items().stream().anyMatch(i -> i.getKey().equals(name));
   }
 }

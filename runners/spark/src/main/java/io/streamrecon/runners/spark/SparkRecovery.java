@@ -5,7 +5,6 @@ import io.streamrecon.pipeline.RunnerRecovery;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.transforms.display.DisplayData;
 
 /**
  * Makes an unbounded run on the classic SparkRunner recoverable and able to keep pace: its
@@ -45,14 +44,13 @@ public final class SparkRecovery implements RunnerRecovery {
   @Override
   public Recovery configure(PipelineOptions options, JobIdentity job) {
     SparkPipelineOptions spark = options.as(SparkPipelineOptions.class);
-    boolean given = isSet(options, "checkpointDir");
-    if (!given) {
+    if (!RunnerRecovery.isExplicit(options, "checkpointDir")) {
       spark.setCheckpointDir(job.runnerDir("spark"));
     }
-    if (!isSet(options, "batchIntervalMillis")) {
+    if (!RunnerRecovery.isExplicit(options, "batchIntervalMillis")) {
       spark.setBatchIntervalMillis(DEFAULT_BATCH_INTERVAL_MILLIS);
     }
-    if (!isSet(options, "checkpointDurationMillis")) {
+    if (!RunnerRecovery.isExplicit(options, "checkpointDurationMillis")) {
       spark.setCheckpointDurationMillis(spark.getBatchIntervalMillis());
     }
     return new Recovery(
@@ -61,9 +59,5 @@ public final class SparkRecovery implements RunnerRecovery {
         "SparkRunner, streaming context checkpointed under "
             + spark.getCheckpointDir()
             + (job.resumed() ? "; restoring it if present" : ""));
-  }
-
-  private static boolean isSet(PipelineOptions options, String name) {
-    return DisplayData.from(options).items().stream().anyMatch(i -> i.getKey().equals(name));
   }
 }

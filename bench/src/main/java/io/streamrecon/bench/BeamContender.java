@@ -74,7 +74,11 @@ final class BeamContender {
     args.addAll(pipelineArgs);
     ReconcileOptions options =
         PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).withValidation().as(ReconcileOptions.class);
+    // As the command line runs it.
+    ReconcilePipeline.skipDirectRunnerChecks(options);
     if (spark) {
+      // What the runner's own context would get (it reads system properties when made).
+      ReconcilePipeline.boundSparkBatchSort(options);
       // Started here so that its start-up is measured apart, as the peer's SparkSession is.
       jsc =
           new JavaSparkContext(

@@ -237,6 +237,7 @@ public final class ReconcilePipeline {
     // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
     options.as(DirectOptions.class).setBlockOnRun(false);
     boundSparkBatchStorage(options);
+    boundSparkBatchSort(options);
     Pipeline pipeline = build(Pipeline.create(options), s, writer);
     LOG.info(
         "run {}: source {}, target {}, warehouse {}, timeout {}, expiry {}, rules {}",
@@ -300,6 +301,58 @@ public final class ReconcilePipeline {
       // A runner named like Spark's without Spark's options: nothing to set.
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot set the SparkRunner's storageLevel", e);
+    }
+  }
+
+  /**
+   * For a production run (the command line, the benchmark) on the DirectRunner: turns off its
+   * immutability and encodability checks unless the user set them. They encode every element
+   * before and after every step and clone it into the next bundle, to catch a DoFn that mutates its
+   * input or a coder that does not round-trip; they found no fault of ours in the test suites,
+   * which keep them on, and at 100k records they took 39% of the run's wall time (230 s with them,
+   * 141 s without; bench/REPORT.md). Other runners never make these checks.
+   */
+  public static void skipDirectRunnerChecks(PipelineOptions options) {
+    if (options.getRunner() != null && !options.getRunner().getSimpleName().equals("DirectRunner")) {
+      return;
+    }
+    DirectOptions direct = options.as(DirectOptions.class);
+    if (!RunnerRecovery.isExplicit(options, "enforceImmutability")) {
+      direct.setEnforceImmutability(false);
+    }
+    if (!RunnerRecovery.isExplicit(options, "enforceEncodability")) {
+      direct.setEnforceEncodability(false);
+    }
+  }
+
+  /** Spark's count of elements after which a sorter or aggregation map spills, memory or not. */
+  public static final String SPARK_SPILL_THRESHOLD =
+      "spark.shuffle.spill.numElementsForceSpillThreshold";
+
+  /** The spill threshold set for a batch run on the SparkRunner (about 30 MB of coded pointers). */
+  static final String SPARK_BATCH_SPILL_THRESHOLD = "100000";
+
+  /**
+   * On the SparkRunner in batch, makes Spark's sorters spill every {@value
+   * #SPARK_BATCH_SPILL_THRESHOLD} elements unless {@value #SPARK_SPILL_THRESHOLD} is already set.
+   * PairEvents sorts each bucket's pointers by event time before pairing
+   * ({@code @RequiresTimeSortedInput}, a {@code repartitionAndSortWithinPartitions} on this
+   * runner), and Spark's sorter otherwise spills only when execution memory runs out, so the sort
+   * held every pointer of the run on the heap (590 MB of coded pointers at 1M records). With the
+   * threshold it holds at most that many per running task, whatever the input size.
+   *
+   * <p>Spark reads its settings from system properties when the runner creates its context ({@code
+   * new SparkConf()}), and offers no other hook through Beam's options, so this sets the system
+   * property; call it before the context is made. A context the caller provides ({@code
+   * --usesProvidedSparkContext}) keeps its own configuration.
+   */
+  public static void boundSparkBatchSort(PipelineOptions options) {
+    String runner = options.getRunner() == null ? "" : options.getRunner().getSimpleName();
+    if (!runner.contains("SparkRunner") || options.as(StreamingOptions.class).isStreaming()) {
+      return;
+    }
+    if (System.getProperty(SPARK_SPILL_THRESHOLD) == null) {
+      System.setProperty(SPARK_SPILL_THRESHOLD, SPARK_BATCH_SPILL_THRESHOLD);
     }
   }
 

@@ -129,6 +129,7 @@ public final class StreamRecon implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(explainOptionError(e.getMessage()), e);
       }
+      ReconcilePipeline.skipDirectRunnerChecks(opts);
       ReconcilePipeline.Outcome outcome = ReconcilePipeline.run(opts);
       PipelineResult.State state = outcome.result().getState();
       System.out.print(outcome.summary().format());

@@ -2,11 +2,13 @@ package io.streamrecon.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamrecon.deltalake.DataFileCommits;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.DeltaLakeTables.StoredDeltaRecord;
 import io.streamrecon.deltalake.TableRows;
-import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import java.io.IOException;
@@ -36,6 +38,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.kafka.common.config.TopicConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -46,8 +49,10 @@ import picocli.CommandLine.Option;
  * of what decides whether state stays bounded: micro-batch processing time (Spark's REST API),
  * heap after a full GC (forced with {@code jcmd GC.run}, read from the JVM's GC log), bytes under
  * the checkpoint directory, the runner keys the pairing has seen, and how far storage lags behind
- * the producer. At the end it waits for the last verdicts and compares the counts with what the
- * producer generated.
+ * the producer. At the end it waits for the last verdicts, compares the counts with what the
+ * producer generated, and reports the verdict latency ({@link VerdictLatency}: from the later Kafka
+ * append time of a pair, or from a missing entry's event time plus the timeout, to the commit of
+ * the verdict's row in {@code deltas}) in {@code latency.md}.
  */
 @Command(name = "soak", description = "Streaming soak on a real broker: state, heap, batch time.")
 public final class SoakCommand implements Callable<Integer> {
@@ -118,6 +123,8 @@ public final class SoakCommand implements Callable<Integer> {
     if (hotShare < 0 || hotShare > 0.5 || hotBucketShare < 0 || hotBucketShare > 0.5) {
       throw new IllegalArgumentException("--hotShare and --hotBucketShare must be in [0, 0.5]");
     }
+    Duration pairingTimeout =
+        Duration.ofMillis(DurationParser.parse("--timeout", timeout).getMillis());
     Files.createDirectories(dir);
     Path warehouse = dir.resolve("warehouse");
     Path gcLog = dir.resolve("pipeline-gc.log");
@@ -132,7 +139,9 @@ public final class SoakCommand implements Callable<Integer> {
 
     try (PrintStream out = new PrintStream(Files.newOutputStream(report), true, StandardCharsets.UTF_8);
         KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
-      broker.createTopics(2, "soak-src", "soak-tgt");
+      // The producer's send callbacks then report the broker's append time (SoakProducer).
+      broker.createTopics(2, Map.of(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime"),
+          "soak-src", "soak-tgt");
       List<String> cmd = pipelineCommand(broker, warehouse, gcLog, uiPort, group, root);
       Files.writeString(pipelineLog, String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
       Process pipeline = ChildProcesses.start(cmd, pipelineLog);
@@ -200,7 +209,9 @@ public final class SoakCommand implements Callable<Integer> {
         tee(out, String.format(Locale.ROOT, "production ended after %.1f min: %,d ids, %,d events",
             Duration.between(t0, Instant.now()).toMillis() / 60e3, producer.idsProduced(),
             producer.eventsProduced()));
-        return finalCheck(out, producer, pipeline, conf, warehouse.toString()) ? 0 : 1;
+        FinalCheck check = finalCheck(out, producer, pipeline, conf, warehouse.toString());
+        reportLatency(out, producer, conf, warehouse.toString(), check.deltas(), pairingTimeout);
+        return check.agree() ? 0 : 1;
       } finally {
         ChildProcesses.kill(pipeline);
       }
@@ -214,7 +225,7 @@ public final class SoakCommand implements Callable<Integer> {
    * MISSING verdicts are due a timeout after their events, so a held watermark shows here. Row
    * counts alone cannot end the wait: a hot id's versions add rows long before the last expiry.
    */
-  private boolean finalCheck(
+  private FinalCheck finalCheck(
       PrintStream out, SoakProducer producer, Process pipeline, Configuration conf, String warehouse)
       throws Exception {
     SoakProducer.Counts want = producer.counts();
@@ -222,6 +233,7 @@ public final class SoakCommand implements Callable<Integer> {
     Instant deadline = Instant.now().plus(Duration.ofMinutes(10));
     boolean stored = false;
     Map<Status, Long> finals = new EnumMap<>(Status.class);
+    List<StoredDeltaRecord> deltas = List.of();
     boolean agree = false;
     while (Instant.now().isBefore(deadline) && pipeline.isAlive()) {
       if (!stored && TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS) >= producer.eventsProduced()) {
@@ -230,7 +242,8 @@ public final class SoakCommand implements Callable<Integer> {
             .toSeconds() + " s after production ended");
       }
       if (stored && TableRows.count(conf, warehouse, DeltaLakeIO.DELTAS) >= expectedRows) {
-        finals = finalVerdicts(warehouse);
+        deltas = DeltaLakeTables.readDeltasWithDataFile(warehouse);
+        finals = finalVerdicts(deltas);
         agree = agrees(finals, want);
         if (agree) {
           tee(out, "final verdicts complete " + Duration.between(producer.endedAt(), Instant.now())
@@ -241,7 +254,8 @@ public final class SoakCommand implements Callable<Integer> {
       TimeUnit.SECONDS.sleep(5);
     }
     if (!agree) {
-      finals = finalVerdicts(warehouse);
+      deltas = DeltaLakeTables.readDeltasWithDataFile(warehouse);
+      finals = finalVerdicts(deltas);
       agree = agrees(finals, want);
     }
     tee(out, String.format(Locale.ROOT,
@@ -253,7 +267,55 @@ public final class SoakCommand implements Callable<Integer> {
         finals.getOrDefault(Status.MISSING_IN_TARGET, 0L),
         finals.getOrDefault(Status.MISSING_IN_SOURCE, 0L),
         hotShare > 0 ? " (hot id: its new versions may add MISMATCH verdicts)" : ""));
-    return agree;
+    return new FinalCheck(agree, deltas);
+  }
+
+  /** Whether the final verdicts agreed, and the deltas rows they were counted from. */
+  private record FinalCheck(boolean agree, List<StoredDeltaRecord> deltas) {}
+
+  /**
+   * Joins the deltas rows of the final check (read once, there) with the commits that added
+   * their data files and with the producer's append and event times, and prints the verdict
+   * latency and writes it to {@code latency.md}. MATCH rows exist only with {@code
+   * --pipelineArg=--emitMatches=true}; the hot id's rows are left out (its versions replace each
+   * other, there is no one time its verdict was due).
+   */
+  private void reportLatency(PrintStream out, SoakProducer producer, Configuration conf,
+      String warehouse, List<StoredDeltaRecord> deltas, Duration pairingTimeout)
+      throws IOException {
+    Map<String, DataFileCommits.Commit> commits =
+        DataFileCommits.of(conf, warehouse, DeltaLakeIO.DELTAS);
+    VerdictLatency latency = producer.verdictLatency(pairingTimeout);
+    long notProduced = 0;
+    long noCommit = 0;
+    for (StoredDeltaRecord row : deltas) {
+      int ordinal = producer.ordinalOf(row.record().naturalId());
+      if (ordinal < 0) {
+        notProduced++;
+        continue;
+      }
+      DataFileCommits.Commit commit = commits.get(row.dataFile());
+      if (commit == null) {
+        noCommit++;
+        continue;
+      }
+      latency.record(ordinal, row.record().status(), commit.version(), commit.timestampMillis());
+    }
+    List<String> lines = new ArrayList<>();
+    lines.add(String.format(Locale.ROOT,
+        "verdict latency (engine %s, timeout %s): commit time of the verdict's deltas row"
+            + " (commitInfo.timestamp) minus when it was due; Kafka append times are the broker's"
+            + " (LogAppendTime)", engine, timeout));
+    lines.add("");
+    lines.addAll(latency.summarize().markdown());
+    if (notProduced > 0 || noCommit > 0) {
+      lines.add(String.format(Locale.ROOT,
+          "(not measured: %,d rows of ids the producer has no times for (the hot id), %,d rows in"
+              + " files no data commit added (compaction))", notProduced, noCommit));
+    }
+    tee(out, "");
+    lines.forEach(l -> tee(out, l));
+    Files.write(dir.resolve("latency.md"), lines, StandardCharsets.UTF_8);
   }
 
   private boolean agrees(Map<Status, Long> finals, SoakProducer.Counts want) {
@@ -264,16 +326,15 @@ public final class SoakCommand implements Callable<Integer> {
   }
 
   /** Counts of the verdicts no other row supersedes, per status. */
-  private static Map<Status, Long> finalVerdicts(String warehouse) {
-    List<DeltaRecord> rows = DeltaLakeTables.readDeltas(warehouse);
+  private static Map<Status, Long> finalVerdicts(List<StoredDeltaRecord> rows) {
     Set<String> superseded = new HashSet<>();
     rows.forEach(r -> {
-      if (r.supersedes() != null) {
-        superseded.add(r.supersedes());
+      if (r.record().supersedes() != null) {
+        superseded.add(r.record().supersedes());
       }
     });
     Map<Status, Long> finals = new EnumMap<>(Status.class);
-    rows.stream().filter(r -> !superseded.contains(r.verdictId()))
+    rows.stream().map(StoredDeltaRecord::record).filter(r -> !superseded.contains(r.verdictId()))
         .forEach(r -> finals.merge(r.status(), 1L, Long::sum));
     return finals;
   }

@@ -3,6 +3,7 @@ package io.streamrecon.bench;
 import io.streamrecon.transforms.PairingBuckets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -12,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -22,9 +24,20 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * carries {@link Plan#hotShare} of the pairs (a new version every time, so every one of its events
  * touches its entry), and {@link Plan#hotBucketShare} of the ids are drawn so that they all fall
  * into pairing bucket 0.
+ *
+ * <p>For the verdict latency ({@link VerdictLatency}) it keeps, per id ordinal (the {@code i} of
+ * {@code ord-%09d}; an id drawn into bucket 0 is named {@code hb-...} but has an ordinal too),
+ * the event time it gave the id and the Kafka append time of each side's event. The append time
+ * is {@link RecordMetadata#timestamp()} from the send callback: the soak creates its topics with
+ * {@code message.timestamp.type=LogAppendTime}, so that is the broker's wall clock when it appended
+ * the batch to the log, when the pipeline could first read the event. On this one machine that is
+ * the same wall clock the pipeline's Delta commits are stamped with. The producer's create time
+ * would count the client's batching ({@code linger.ms}) and the send against the pipeline.
  */
 final class SoakProducer implements AutoCloseable {
   static final String HOT_ID = "hot-000000";
+  private static final String ORDINARY_ID_PREFIX = "ord-";
+  private static final String HOT_BUCKET_ID_PREFIX = "hb-";
 
   /** What to produce. */
   record Plan(int ids, Duration duration, double hotShare, double hotBucketShare, int buckets,
@@ -51,6 +64,17 @@ final class SoakProducer implements AutoCloseable {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private volatile Instant endedAt;
   private long hotBucketCandidate;
+  // Per ordinal, epoch ms, VerdictLatency.NONE until known. The append times are written by the
+  // client's I/O thread in send callbacks and read after awaitSent(): flush() waits for each
+  // batch's future, which completes after the batch's callbacks ran.
+  private final long[] sourceAppendMillis;
+  private final long[] targetAppendMillis;
+  private final long[] eventTimeMillis;
+  // The bucket-0 ids in the order drawn: candidate numbers (ascending) and their ordinals, so
+  // that ordinalOf can binary-search without a map of a million boxed entries.
+  private long[] hotBucketCandidates = new long[64];
+  private int[] hotBucketOrdinals = new int[64];
+  private int hotBucketIds;
 
   SoakProducer(String bootstrap, String sourceTopic, String targetTopic, Plan plan) {
     this.producer =
@@ -65,6 +89,9 @@ final class SoakProducer implements AutoCloseable {
     this.sourceTopic = sourceTopic;
     this.targetTopic = targetTopic;
     this.plan = plan;
+    this.sourceAppendMillis = new long[plan.ids()];
+    this.targetAppendMillis = new long[plan.ids()];
+    this.eventTimeMillis = new long[plan.ids()];
     this.thread = new Thread(this::produce, "soak-producer");
     this.thread.setDaemon(true);
   }
@@ -105,6 +132,42 @@ final class SoakProducer implements AutoCloseable {
     return new Counts(kinds[0], kinds[1], kinds[2], kinds[3]);
   }
 
+  /**
+   * The ordinal of a natural id this producer generated, or -1 for the hot id and for any other
+   * id. Call it after {@link #awaitSent}.
+   */
+  synchronized int ordinalOf(String naturalId) {
+    if (naturalId.startsWith(ORDINARY_ID_PREFIX)) {
+      try {
+        int ordinal = Integer.parseInt(naturalId.substring(ORDINARY_ID_PREFIX.length()));
+        boolean produced = ordinal >= 0 && ordinal < plan.ids()
+            && eventTimeMillis[ordinal] != VerdictLatency.NONE;
+        return produced ? ordinal : -1;
+      } catch (NumberFormatException e) {
+        return -1;
+      }
+    }
+    if (naturalId.startsWith(HOT_BUCKET_ID_PREFIX)) {
+      try {
+        long candidate = Long.parseLong(naturalId.substring(HOT_BUCKET_ID_PREFIX.length()));
+        int at = Arrays.binarySearch(hotBucketCandidates, 0, hotBucketIds, candidate);
+        return at >= 0 ? hotBucketOrdinals[at] : -1;
+      } catch (NumberFormatException e) {
+        return -1;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * A latency computation over this producer's event and append times, for a pipeline run with
+   * {@code timeout}. Call it after {@link #awaitSent}; it shares (does not copy) the arrays.
+   */
+  VerdictLatency verdictLatency(Duration timeout) {
+    return new VerdictLatency(
+        sourceAppendMillis, targetAppendMillis, eventTimeMillis, timeout.toMillis());
+  }
+
   /** Waits until everything handed to the client is acknowledged; rethrows a send failure. */
   void awaitSent() throws Exception {
     thread.join();
@@ -128,28 +191,36 @@ final class SoakProducer implements AutoCloseable {
         if (wait > 1_000_000) {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
-        String now = Instant.now().toString();
+        Instant nowInstant = Instant.now();
+        String now = nowInstant.toString();
         if (crosses(k, plan.hotShare())) {
           hotVersion++;
-          send(sourceTopic, HOT_ID, json(HOT_ID, now, hotVersion, 0, "src"));
-          send(targetTopic, HOT_ID, json(HOT_ID, now, hotVersion, 0, "tgt"));
+          // Its versions replace each other: no latency is measured for the hot id.
+          send(sourceTopic, HOT_ID, json(HOT_ID, now, hotVersion, 0, "src"), null, -1);
+          send(targetTopic, HOT_ID, json(HOT_ID, now, hotVersion, 0, "tgt"), null, -1);
           synchronized (this) {
             bucketsSeen.set(PairingBuckets.of(HOT_ID, Math.max(plan.buckets(), 1)));
           }
           continue;
         }
-        long i = nextId++;
-        String id = crosses(i, plan.hotBucketShare()) ? nextInBucketZero() : String.format("ord-%09d", i);
+        int i = (int) nextId++;
+        String id = crosses(i, plan.hotBucketShare())
+            ? nextInBucketZero(i)
+            : String.format(ORDINARY_ID_PREFIX + "%09d", i);
+        synchronized (this) {
+          eventTimeMillis[i] = nowInstant.toEpochMilli();
+        }
         SplittableRandom r = new SplittableRandom(plan.seed() * 0x9E3779B97F4A7C15L + i);
         double u = r.nextDouble();
         Kind kind = u < 0.90 ? Kind.MATCH : u < 0.95 ? Kind.MISMATCH
             : u < 0.975 ? Kind.MISSING_IN_TARGET : Kind.MISSING_IN_SOURCE;
         long amountCents = 100 + r.nextInt(1_000_000);
         if (kind != Kind.MISSING_IN_SOURCE) {
-          send(sourceTopic, id, json(id, now, amountCents, 0, "src"));
+          send(sourceTopic, id, json(id, now, amountCents, 0, "src"), sourceAppendMillis, i);
         }
         if (kind != Kind.MISSING_IN_TARGET) {
-          send(targetTopic, id, json(id, now, amountCents, kind == Kind.MISMATCH ? 1 : 0, "tgt"));
+          send(targetTopic, id, json(id, now, amountCents, kind == Kind.MISMATCH ? 1 : 0, "tgt"),
+              targetAppendMillis, i);
         }
         synchronized (this) {
           kinds[kind.ordinal()]++;
@@ -171,20 +242,33 @@ final class SoakProducer implements AutoCloseable {
     return share > 0 && Math.floor((k + 1) * share) > Math.floor(k * share);
   }
 
-  private String nextInBucketZero() {
+  /** The next id that falls into pairing bucket 0, remembered as the one of {@code ordinal}. */
+  private String nextInBucketZero(int ordinal) {
     int buckets = Math.max(plan.buckets(), 1);
     while (true) {
-      String id = String.format("hb-%09d", hotBucketCandidate++);
+      long candidate = hotBucketCandidate++;
+      String id = String.format(HOT_BUCKET_ID_PREFIX + "%09d", candidate);
       if (PairingBuckets.of(id, buckets) == 0) {
+        synchronized (this) {
+          if (hotBucketIds == hotBucketCandidates.length) {
+            hotBucketCandidates = Arrays.copyOf(hotBucketCandidates, hotBucketIds * 2);
+            hotBucketOrdinals = Arrays.copyOf(hotBucketOrdinals, hotBucketIds * 2);
+          }
+          hotBucketCandidates[hotBucketIds] = candidate;
+          hotBucketOrdinals[hotBucketIds++] = ordinal;
+        }
         return id;
       }
     }
   }
 
-  private void send(String topic, String key, String value) {
+  /** Sends; on acknowledgement stores the append time in {@code appendMillis[ordinal]} if given. */
+  private void send(String topic, String key, String value, long[] appendMillis, int ordinal) {
     producer.send(new ProducerRecord<>(topic, key, value), (meta, e) -> {
       if (e != null) {
         failure.compareAndSet(null, e);
+      } else if (appendMillis != null) {
+        appendMillis[ordinal] = meta.timestamp();
       }
     });
     eventsProduced.incrementAndGet();

@@ -80,6 +80,20 @@ public final class DeltaLakeTables {
     return readRows(warehouse, DeltaLakeIO.DELTAS).stream().map(DeltaLakeTables::toDeltaRecord).toList();
   }
 
+  /** A {@code deltas} row and the data file that holds it, relative to the table. */
+  public record StoredDeltaRecord(DeltaRecord record, String dataFile) {}
+
+  /**
+   * The {@code deltas} table as records, each with its data file: the file names the commit that
+   * added the row, which is when readers could first see it.
+   */
+  public static List<StoredDeltaRecord> readDeltasWithDataFile(String warehouse) {
+    return read(warehouse, TableLayouts.DELTAS, f -> true, row -> true, true)
+        .stream()
+        .map(row -> new StoredDeltaRecord(toDeltaRecord(row), (String) row.get(DATA_FILE)))
+        .toList();
+  }
+
   /** The {@code dead_letters} table as records (raw bytes restored from text or base64). */
   public static List<DeadLetter> readDeadLetters(String warehouse) {
     return readRows(warehouse, DeltaLakeIO.DEAD_LETTERS).stream()

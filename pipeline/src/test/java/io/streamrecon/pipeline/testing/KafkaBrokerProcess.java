@@ -128,9 +128,21 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /** Creates topics with {@code partitions} partitions each. */
   public void createTopics(int partitions, String... topics) throws Exception {
+    createTopics(partitions, Map.of(), topics);
+  }
+
+  /**
+   * Creates topics with {@code partitions} partitions each and the topic-level {@code configs}
+   * (for example {@code message.timestamp.type=LogAppendTime}).
+   */
+  public void createTopics(int partitions, Map<String, String> configs, String... topics)
+      throws Exception {
     try (Admin admin = admin()) {
       admin
-          .createTopics(Stream.of(topics).map(t -> new NewTopic(t, partitions, (short) 1)).toList())
+          .createTopics(
+              Stream.of(topics)
+                  .map(t -> new NewTopic(t, partitions, (short) 1).configs(configs))
+                  .toList())
           .all()
           .get(60, TimeUnit.SECONDS);
     }

@@ -61,6 +61,23 @@ public record ReconcileSettings(
   }
 
   /**
+   * Pairing buckets on the DirectRunner unless {@code --pairingBuckets} is given. The DirectRunner
+   * scans every pending timer of every key on each watermark refresh and fires timers one bundle
+   * per key, so its cost follows the number of keys: at 100k records it took 141 s with 1024
+   * buckets and 52 s with 64 (bench/REPORT.md). It runs three threads and restores no state, so
+   * neither parallelism nor restarts need more keys.
+   */
+  static final int DIRECT_RUNNER_BUCKETS = 64;
+
+  private static int pairingBuckets(ReconcileOptions o) {
+    boolean direct =
+        o.getRunner() == null || o.getRunner().getSimpleName().equals("DirectRunner");
+    return direct && !RunnerRecovery.isExplicit(o, "pairingBuckets")
+        ? DIRECT_RUNNER_BUCKETS
+        : o.getPairingBuckets();
+  }
+
+  /**
    * Validates the options.
    *
    * @throws IllegalArgumentException whose message names the option and the valid range
@@ -95,7 +112,7 @@ public record ReconcileSettings(
             ? timeout
             : DurationParser.parseAtLeast(
                 "processingGrace", o.getProcessingGrace(), Duration.millis(1));
-    int buckets = o.getPairingBuckets();
+    int buckets = pairingBuckets(o);
     if (buckets < 1 || buckets > PairEvents.MAX_BUCKETS) {
       throw new IllegalArgumentException(
           "--pairingBuckets="

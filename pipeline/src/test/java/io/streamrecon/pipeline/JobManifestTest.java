@@ -57,7 +57,7 @@ public class JobManifestTest {
             "--ignoreFields=/meta", "ignoreFields",
             "--allowedLateness=1m", "allowedLateness",
             "--expiry=processing", "expiry",
-            "--pairingBuckets=64", "pairingBuckets");
+            "--pairingBuckets=256", "pairingBuckets");
     changed.forEach(
         (arg, name) -> {
           List<String> changes = m.changes(JobManifest.stateOptions(settings(with(arg))));

@@ -79,7 +79,7 @@ public class ReconcileSettingsTest {
             "--allowedLateness=2m",
             "--expiry=processing",
             "--processingGrace=45s",
-            "--pairingBuckets=64",
+            "--pairingBuckets=256",
             "--emitMatches=true",
             "--runId=nightly-1",
             "--commitInterval=500ms",
@@ -96,7 +96,7 @@ public class ReconcileSettingsTest {
     assertEquals(Duration.standardMinutes(2), s.allowedLateness());
     assertEquals(ExpiryClock.PROCESSING, s.expiry());
     assertEquals(Duration.standardSeconds(45), s.processingGrace());
-    assertEquals(64, s.pairingBuckets());
+    assertEquals(256, s.pairingBuckets());
     assertTrue(s.emitMatches());
     assertEquals("nightly-1", s.runId());
     assertEquals(Duration.millis(500), s.commitInterval());
@@ -187,6 +187,17 @@ public class ReconcileSettingsTest {
             IllegalArgumentException.class,
             () -> KafkaProperties.parseInline("sasl.password"));
     assertThat(e.getMessage(), containsString("'sasl.password'"));
+  }
+
+  @Test
+  public void pairingBucketsDefaultTo64OnTheDirectRunnerAnd1024Elsewhere() {
+    assertEquals(64, settings("--source=a", "--target=b").pairingBuckets());
+    assertEquals(
+        1024, settings("--source=a", "--target=b", "--pairingBuckets=1024").pairingBuckets());
+    ReconcileOptions spark =
+        PipelineOptionsFactory.fromArgs("--source=a", "--target=b").as(ReconcileOptions.class);
+    spark.setRunner(FakeSparkRunner.class);
+    assertEquals(1024, ReconcileSettings.from(spark).pairingBuckets());
   }
 
   private static void assertError(String expected, String... args) {

@@ -25,7 +25,6 @@ import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.options.PipelineOptions;
-import org.apache.beam.sdk.options.StreamingOptions;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -282,8 +281,7 @@ public final class ReconcilePipeline {
   }
 
   static void boundSparkBatchStorage(PipelineOptions options, String optionsInterface) {
-    String runner = options.getRunner() == null ? "" : options.getRunner().getSimpleName();
-    if (!runner.contains("SparkRunner") || options.as(StreamingOptions.class).isStreaming()) {
+    if (!Runners.isSparkBatch(options)) {
       return;
     }
     try {
@@ -313,7 +311,7 @@ public final class ReconcilePipeline {
    * bench/REPORT.md). Other runners never make these checks.
    */
   public static void skipDirectRunnerChecks(PipelineOptions options) {
-    if (options.getRunner() != null && !options.getRunner().getSimpleName().equals("DirectRunner")) {
+    if (!Runners.isDirect(options)) {
       return;
     }
     DirectOptions direct = options.as(DirectOptions.class);
@@ -347,8 +345,7 @@ public final class ReconcilePipeline {
    * --usesProvidedSparkContext}) keeps its own configuration.
    */
   public static void boundSparkBatchSort(PipelineOptions options) {
-    String runner = options.getRunner() == null ? "" : options.getRunner().getSimpleName();
-    if (!runner.contains("SparkRunner") || options.as(StreamingOptions.class).isStreaming()) {
+    if (!Runners.isSparkBatch(options)) {
       return;
     }
     if (System.getProperty(SPARK_SPILL_THRESHOLD) == null) {
@@ -362,9 +359,7 @@ public final class ReconcilePipeline {
    * RunnerRecovery} point its checkpoints at the job's root and restore the newest.
    */
   static WriterIdentity prepareRecovery(ReconcileOptions options, ReconcileSettings s) {
-    boolean direct =
-        options.getRunner() == null || options.getRunner().getSimpleName().equals("DirectRunner");
-    if (direct && !options.getAllowStateLossOnCrash()) {
+    if (Runners.isDirect(options) && !options.getAllowStateLossOnCrash()) {
       throw new IllegalArgumentException(
           "an unbounded Kafka run on the DirectRunner keeps its state in memory only, so a crash"
               + " loses open entries: use --runner=FlinkRunner (embedded, restarts from its"

@@ -70,9 +70,7 @@ public record ReconcileSettings(
   static final int DIRECT_RUNNER_BUCKETS = 64;
 
   private static int pairingBuckets(ReconcileOptions o) {
-    boolean direct =
-        o.getRunner() == null || o.getRunner().getSimpleName().equals("DirectRunner");
-    return direct && !RunnerRecovery.isExplicit(o, "pairingBuckets")
+    return Runners.isDirect(o) && !RunnerRecovery.isExplicit(o, "pairingBuckets")
         ? DIRECT_RUNNER_BUCKETS
         : o.getPairingBuckets();
   }
@@ -240,12 +238,11 @@ public record ReconcileSettings(
    * run expires on the processing-time clock.
    */
   static boolean isSparkStreaming(ReconcileOptions o) {
-    String runner = o.getRunner() == null ? "" : o.getRunner().getSimpleName();
     boolean kafkaUnbounded =
         (isKafka(o.getSource()) || isKafka(o.getTarget()))
             && o.getKafkaMaxRecords() == 0
             && (o.getKafkaMaxReadTime() == null || o.getKafkaMaxReadTime().isBlank());
-    return runner.contains("SparkRunner") && (o.isStreaming() || kafkaUnbounded);
+    return Runners.isSpark(o) && (o.isStreaming() || kafkaUnbounded);
   }
 
   private static boolean isKafka(String spec) {

@@ -26,16 +26,20 @@ import org.slf4j.LoggerFactory;
  *   <li>Idle partition: the watermark advances with the wall clock minus the bound, so a quiet
  *       partition does not hold back expiry of the others. A partition is idle once the reader's
  *       backlog checks have found it empty, with no record read, for {@code --kafkaIdleAfter}
- *       (default {@link #DEFAULT_IDLE_AFTER}) without a gap longer than {@link #MAX_CHECK_GAP}
- *       between two checks. A gap means the broker was unreachable: producers were buffering
- *       then, and records they append once it is back carry event times from the outage, so the
- *       observation starts again. The observation outlives a reader (runners recreate readers from
- *       checkpoints) but not the JVM: a job restored after a crash starts unobserved. The same
- *       holds for an empty partition. Requiring 30 s of quiet, rather than a momentarily empty
- *       backlog, is what keeps a producer that runs behind (appending records seconds after their
- *       event time) from having its next records turned late. An earlier version also held the
- *       idle watermark back by the last record's append lag (Kafka time minus event time); that
- *       froze it for ever on a replayed old topic, whose lag is months.
+ *       (default {@link #DEFAULT_IDLE_AFTER}) of wall clock, counted from the first fresh check
+ *       that found it so. A check is fresh when it began less than {@link #MAX_CHECK_GAP} ago and
+ *       less than that after the check before it. A stale check or a gap means the broker was
+ *       unreachable: producers were buffering then, and records they append once it is back carry
+ *       event times from the outage, so the observation starts again with the first fresh check
+ *       after it. (KafkaIO stamps a check with the moment it began, and a check waits in the
+ *       client for the broker: a check that began before an outage can end after it.) The
+ *       observation outlives a reader (runners recreate readers from checkpoints) but not the
+ *       JVM: a job restored after a crash starts unobserved. The same holds for an empty
+ *       partition. Requiring 30 s of quiet, rather than a momentarily empty backlog, is what keeps
+ *       a producer that runs behind (appending records seconds after their event time) from
+ *       having its next records turned late. An earlier version also held the idle watermark back
+ *       by the last record's append lag (Kafka time minus event time); that froze it for ever on
+ *       a replayed old topic, whose lag is months.
  *   <li>A backlog the reader does not know yet (a new reader's first moments) neither starts nor
  *       ends the observation.
  *   <li>The watermark never goes back.
@@ -67,7 +71,7 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
 
   PayloadTimestampPolicy(
       EventTimeExtractor extractor, Duration maxOutOfOrderness, Optional<Instant> previous) {
-    this(extractor, maxOutOfOrderness, DEFAULT_IDLE_AFTER, previous, new Observation());
+    this(extractor, maxOutOfOrderness, DEFAULT_IDLE_AFTER, previous, new Observation("partition"));
   }
 
   PayloadTimestampPolicy(
@@ -90,6 +94,12 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   public Instant getTimestampForRecord(PartitionContext ctx, KafkaRecord<byte[], byte[]> record) {
     synchronized (seen) {
       seen.emptySince = null;
+      if (seen.idle) {
+        seen.idle = false;
+        // Once per idle spell: an operator sees when a partition's watermark stopped following
+        // the wall clock (records appended later than its idle watermark are late).
+        LOG.info("Kafka {}: records again after it was idle", seen.label);
+      }
     }
     Instant t =
         extractor == null
@@ -141,21 +151,44 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     if (checkTime == null) {
       return false;
     }
-    boolean unbroken =
-        seen.lastCheck != null && !checkTime.isAfter(seen.lastCheck.plus(MAX_CHECK_GAP));
-    seen.lastCheck = checkTime;
+    // KafkaIO stamps a check with the moment it began, and a check blocks in the client while the
+    // broker does not answer: a check that began before an outage may end after it. So a check is
+    // trusted only while fresh, and the quiet is measured from the first fresh check seen.
+    boolean gap = seen.lastCheck != null && checkTime.isAfter(seen.lastCheck.plus(MAX_CHECK_GAP));
+    boolean stale = checkTime.isBefore(now.minus(MAX_CHECK_GAP));
+    if (seen.lastCheck == null || checkTime.isAfter(seen.lastCheck)) {
+      seen.lastCheck = checkTime;
+    }
+    if (gap || stale) {
+      seen.interrupted = true;
+      seen.emptySince = null;
+      if (stale) {
+        return false;
+      }
+    }
     if (backlog < 0) {
       return false;
+    }
+    if (seen.interrupted) {
+      // Once per outage: the watermark waits --kafkaIdleAfter more for producers to catch up.
+      LOG.info("Kafka {}: backlog checks answer again after an interruption (broker"
+          + " unreachable); idleness is observed afresh from {}", seen.label, now);
+      seen.interrupted = false;
     }
     if (backlog > 0) {
       seen.emptySince = null;
       return false;
     }
-    if (seen.emptySince == null || !unbroken) {
-      seen.emptySince = checkTime;
+    if (seen.emptySince == null) {
+      seen.emptySince = now;
     }
-    boolean stale = checkTime.isBefore(now.minus(MAX_CHECK_GAP));
-    return !stale && !checkTime.isBefore(seen.emptySince.plus(idleAfter));
+    boolean idle = !now.isBefore(seen.emptySince.plus(idleAfter));
+    if (idle && !seen.idle) {
+      seen.idle = true;
+      LOG.info("Kafka {}: no record and an empty backlog since {}; its watermark follows the wall"
+          + " clock", seen.label, seen.emptySince);
+    }
+    return idle;
   }
 
   private static Instant min(Instant a, Instant b) {
@@ -170,8 +203,15 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
    * the cautious side.
    */
   static final class Observation {
+    private final String label;
     private Instant emptySince;
     private Instant lastCheck;
+    private boolean interrupted;
+    private boolean idle;
+
+    Observation(String label) {
+      this.label = label;
+    }
   }
 
   /** Creates one policy per partition. */
@@ -202,7 +242,7 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
           maxOutOfOrderness,
           idleAfter,
           previousWatermark,
-          OBSERVATIONS.computeIfAbsent(readId + "/" + tp, k -> new Observation()));
+          OBSERVATIONS.computeIfAbsent(readId + "/" + tp, k -> new Observation("partition " + tp)));
     }
   }
 }

@@ -104,6 +104,22 @@ public class PayloadTimestampPolicyTest {
   }
 
   @Test
+  public void aCheckThatWaitedForTheBrokerDoesNotCountItsWait() {
+    PayloadTimestampPolicy p = policyWithMax(T);
+    Instant downAt = NOW.minus(Duration.standardSeconds(70));
+    observeEmpty(p, downAt.minus(Duration.standardSeconds(20)), downAt);
+    // No answer: the last check grows stale.
+    assertEquals(T.minus(BOUND), p.watermark(0, downAt, downAt.plus(15_000)));
+    // The client gave up on one check after 60 s; the next one began 9 s before the broker
+    // answered at NOW and carries that start as its time.
+    assertEquals(T.minus(BOUND), p.watermark(0, NOW.minus(9_000), NOW));
+    // So the quiet counts from NOW, when the broker answered, not from 9 s before.
+    assertEquals(T.minus(BOUND), observeEmpty(p, NOW.plus(1000), NOW.plus(29_000)));
+    Instant idleAt = NOW.plus(IDLE);
+    assertEquals(idleAt.minus(BOUND), p.watermark(0, idleAt, idleAt));
+  }
+
+  @Test
   public void aStaleCheckDoesNotMoveTheWatermarkWithTheWallClock() {
     PayloadTimestampPolicy p = policyWithMax(T);
     Instant lastAnswer = NOW.minus(Duration.standardMinutes(1));
@@ -153,7 +169,7 @@ public class PayloadTimestampPolicyTest {
             BOUND,
             Duration.standardMinutes(5),
             Optional.of(T.minus(BOUND)),
-            new PayloadTimestampPolicy.Observation());
+            new PayloadTimestampPolicy.Observation("test"));
     assertEquals(T.minus(BOUND), idleUntilNow(p));
     Instant later = NOW.plus(Duration.standardMinutes(5));
     assertEquals(later.minus(BOUND), observeEmpty(p, NOW, later));

@@ -60,6 +60,8 @@ public final class CrashHarness {
   private final Runner runner;
   private final long seed;
   private final List<String> log = new ArrayList<>();
+  /** When the broker stopped and when it answered again, for BROKER_DOWN_30S. */
+  private Instant[] outage;
 
   public CrashHarness(Path dir, Runner runner, long seed) {
     this.dir = dir;
@@ -96,7 +98,10 @@ public final class CrashHarness {
     Process a = null;
     Process b = null;
     try (KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
-      broker.createTopics(2, "orders-src", "orders-tgt");
+      // Append times on the records (the pipelines read event times from the payload, so this
+      // changes nothing for them): the report after a fault says when each record reached the log.
+      broker.createTopics(
+          2, Map.of("message.timestamp.type", "LogAppendTime"), "orders-src", "orders-tgt");
       List<String> argsA = args(broker, whA, "crash-a-" + UUID.randomUUID());
       List<String> argsB = new ArrayList<>(args(broker, whB, "crash-b-" + UUID.randomUUID()));
       // A control experiment: e.g. -Dstreamrecon.crashExtraArgs=--savepointPath=file:///none
@@ -169,8 +174,13 @@ public final class CrashHarness {
             case BROKER_DOWN_30S -> {
               // Mid-run: half of the data produced, so that producers and readers both meet the
               // outage (the pipelines' own progress varies too much with the machine's load).
-              ChildProcesses.await("half of the records produced", 150, b, logB,
-                  () -> ps.sent() >= src.size() / 2);
+              // Both runs must be reading by then (a loaded machine starts a pipeline JVM in tens
+              // of seconds), or the outage only delays their start.
+              ChildProcesses.await("half of the records produced and both runs storing", 150, b,
+                  logB,
+                  () -> ps.sent() >= src.size() / 2
+                      && commits(whA, DeltaLakeIO.RAW_EVENTS) >= 1
+                      && commits(whB, DeltaLakeIO.RAW_EVENTS) >= 1);
               note("broker stopped (produced " + ps.sent() + "+" + pt.sent() + ", B has "
                   + commits(whB, DeltaLakeIO.RAW_EVENTS) + " raw_events commits)");
               broker.stop();
@@ -187,7 +197,10 @@ public final class CrashHarness {
                     + ChildProcesses.tail(a.isAlive() ? logB : logA, 40));
               }
               broker.startAgain();
-              note("broker started again after 30 s");
+              Instant upAt = Instant.now();
+              note("broker started again after 30 s; it answered "
+                  + Duration.between(downAt, upAt).toMillis() / 1000.0 + " s after it stopped");
+              outage = new Instant[] {downAt, upAt};
             }
             default -> throw new IllegalStateException(f.name());
           }
@@ -196,6 +209,11 @@ public final class CrashHarness {
         pt.awaitDone(300, dir.resolve("kcat-tgt.log"));
       }
       note("all " + onTimeLines + " records produced");
+      if (outage != null) {
+        for (String topic : List.of("orders-src", "orders-tgt")) {
+          note(broker.appendReport(topic, EVENT_TIME, outage[0], outage[1]));
+        }
+      }
       // Phase 2, once both runs have stored everything: events an hour old, late by any watermark.
       int onTime = onTimeLines;
       Process pa = a;
@@ -413,7 +431,24 @@ public final class CrashHarness {
   private static String progress(Path wh, int produced) {
     return wh.getFileName() + ": stored " + stored(wh) + " of " + produced + ", late events "
         + count(wh, DeltaLakeIO.LATE_EVENTS) + ", deltas " + count(wh, DeltaLakeIO.DELTAS)
-        + " in " + commits(wh, DeltaLakeIO.DELTAS) + " commits";
+        + " in " + commits(wh, DeltaLakeIO.DELTAS) + " commits" + lateSample(wh);
+  }
+
+  /** A few late events with the watermark each missed: says which clock moved past them. */
+  private static String lateSample(Path wh) {
+    try {
+      List<String> sample =
+          DeltaLakeTables.readLateEvents(wh.toString()).stream()
+              .filter(l -> !l.event().naturalId().startsWith("late-"))
+              .sorted(java.util.Comparator.comparing(l -> l.event().eventTime()))
+              .limit(5)
+              .map(l -> l.event().side() + " " + l.event().naturalId() + " at "
+                  + l.event().eventTime() + " missed watermark " + l.watermark())
+              .toList();
+      return sample.isEmpty() ? "" : "\nunexpected late events (first 5): " + sample;
+    } catch (RuntimeException e) {
+      return "";
+    }
   }
 
   private static String verdictsAgainst(Path wh, Scenario expected) {

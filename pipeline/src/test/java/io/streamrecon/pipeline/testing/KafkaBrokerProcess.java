@@ -14,7 +14,12 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * A single-node KRaft Kafka 3.9 broker in its own JVM ({@code kafka.Kafka server.properties}, its
@@ -146,6 +151,77 @@ public final class KafkaBrokerProcess implements AutoCloseable {
           .all()
           .get(60, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * One line per partition of {@code topic} (created with LogAppendTime) about an outage from
+   * {@code down} to {@code up}: records, how long after {@code up} the first record reached the
+   * log again, the largest lag from event time (found by {@code eventTime}'s first group, ISO-8601)
+   * to append, and the largest disorder (how far an event time lies behind the largest before it
+   * in the same partition).
+   */
+  public String appendReport(
+      String topic, java.util.regex.Pattern eventTime, java.time.Instant down, java.time.Instant up) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    StringBuilder report = new StringBuilder(topic + " (outage " + down + " .. " + up + "):");
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      List<TopicPartition> parts =
+          consumer.partitionsFor(topic).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+      Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> records = new java.util.TreeMap<>(
+          java.util.Comparator.comparingInt(TopicPartition::partition));
+      long deadline = System.currentTimeMillis() + 60_000;
+      while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))
+          && System.currentTimeMillis() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(java.time.Duration.ofSeconds(1))) {
+          records.computeIfAbsent(new TopicPartition(r.topic(), r.partition()),
+              k -> new java.util.ArrayList<>()).add(r);
+        }
+      }
+      for (Map.Entry<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> e : records.entrySet()) {
+        long firstAfterUp = -1;
+        long maxLag = 0;
+        long maxDisorder = 0;
+        long maxEvent = Long.MIN_VALUE;
+        for (ConsumerRecord<byte[], byte[]> r : e.getValue()) {
+          if (firstAfterUp < 0 && r.timestamp() >= up.toEpochMilli()) {
+            firstAfterUp = r.timestamp() - up.toEpochMilli();
+          }
+          java.util.regex.Matcher m =
+              eventTime.matcher(new String(r.value(), StandardCharsets.UTF_8));
+          long t;
+          try {
+            t = m.find() ? java.time.Instant.parse(m.group(1)).toEpochMilli() : Long.MIN_VALUE;
+          } catch (java.time.format.DateTimeParseException notATime) {
+            t = Long.MIN_VALUE; // the scenario's bad input: a dead letter for the pipelines
+          }
+          if (t != Long.MIN_VALUE) {
+            maxLag = Math.max(maxLag, r.timestamp() - t);
+            if (maxEvent != Long.MIN_VALUE) {
+              maxDisorder = Math.max(maxDisorder, maxEvent - t);
+            }
+            maxEvent = Math.max(maxEvent, t);
+          }
+        }
+        report.append(String.format(
+            " p%d: %d records, first append %.1f s after the broker answered, largest lag event"
+                + " to append %.1f s, largest disorder %.1f s;",
+            e.getKey().partition(), e.getValue().size(), firstAfterUp / 1000.0, maxLag / 1000.0,
+            maxDisorder / 1000.0));
+      }
+    } catch (RuntimeException e) {
+      report.append(" not readable: ").append(e);
+    }
+    return report.toString();
   }
 
   private Admin admin() {

@@ -290,7 +290,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     String stats = template.stats().replace("k--0000001", id);
     return new DataFile(
         template.table(), name, template.partitionValues(), template.sizeBytes(), System.currentTimeMillis(),
-        template.numRecords(), stats, template.rowKeys(), template.earliest());
+        template.numRecords(), stats, template.rowKeys(), template.rowKeysFile(), template.earliest());
   }
 
   private DataFile rawFile(String warehouse, long n) throws IOException {

@@ -214,7 +214,24 @@ public final class ReconcilePipeline {
         progress.shutdownNow();
       }
     }
+    if (s.bounded() && result.getState() == PipelineResult.State.DONE) {
+      removeRowKeySidecars(s);
+    }
     return new Outcome(result, Summary.of(result));
+  }
+
+  /**
+   * A finished bounded run's row key sidecars (its large data files' keys, kept on storage instead
+   * of in the commit's grouped pane) are no longer needed. Failing to remove them costs only disk:
+   * VACUUM removes them later.
+   */
+  static void removeRowKeySidecars(ReconcileSettings s) {
+    try {
+      io.streamrecon.deltalake.DeltaLakeMaintenance.removeRowKeySidecars(
+          new org.apache.hadoop.conf.Configuration(), s.warehouse(), s.runId());
+    } catch (java.io.IOException | RuntimeException e) {
+      LOG.warn("could not remove the row key sidecars of run {}; VACUUM will", s.runId(), e);
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.PaneInfo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.joda.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -221,6 +222,7 @@ final class CommitFiles {
           tableVersion,
           file.path(),
           file.rowKeys(),
+          file.rowKeysFile(),
           new long[0],
           file.numRecords());
     }
@@ -252,6 +254,7 @@ final class CommitFiles {
                 first.storedAt().tableVersion(),
                 first.storedAt().path(),
                 keys.toByteArray(),
+                "",
                 rowIndexes,
                 rs.size()));
       }
@@ -268,14 +271,18 @@ final class CommitFiles {
       return new EventRef(side, naturalId, eventTime, sha256, pointer);
     }
 
-    /** The EventRefs of a committed raw_events file, in row order. */
+    /** The EventRefs of a committed raw_events file whose keys are inline, in row order. */
     static List<EventRef> eventRefs(DataFile file, long tableVersion) throws IOException {
-      return eventRefs(committedRows(file, tableVersion));
+      return eventRefs(committedRows(file, tableVersion), null, null);
     }
 
-    /** The EventRefs of committed rows, in row order. */
-    static List<EventRef> eventRefs(CommittedRows rows) throws IOException {
-      List<RowKeys.Row> keys = RowKeys.decode(rows.rowKeys());
+    /**
+     * The EventRefs of committed rows, in row order; {@code conf} and {@code tableRoot} (the
+     * raw_events table) find a sidecar and may be null when the keys are inline.
+     */
+    static List<EventRef> eventRefs(CommittedRows rows, Configuration conf, Path tableRoot)
+        throws IOException {
+      List<RowKeys.Row> keys = RowKeys.decode(rows.keys(conf, tableRoot));
       if (keys.size() != rows.numRecords()) {
         throw new IllegalStateException(
             rows + " describes " + rows.numRecords() + " rows but carries keys of " + keys.size());
@@ -300,11 +307,25 @@ final class CommitFiles {
    * timestamp, when the event is older than everything the pane held back). Keeps nothing.
    */
   static final class ExpandPointersFn extends DoFn<CommittedRows, EventRef> {
+    private final String warehouse;
+    private transient Configuration conf;
+    private transient Path tableRoot;
+
+    ExpandPointersFn(String warehouse) {
+      this.warehouse = warehouse;
+    }
+
+    @Setup
+    public void setup() {
+      conf = new Configuration();
+      tableRoot = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
+    }
+
     @ProcessElement
     public void process(
         @Element CommittedRows rows, @Timestamp Instant paneTimestamp, OutputReceiver<EventRef> out)
         throws IOException {
-      for (EventRef ref : CommitRawEventsFn.eventRefs(rows)) {
+      for (EventRef ref : CommitRawEventsFn.eventRefs(rows, conf, tableRoot)) {
         Instant eventTime = ref.eventTime();
         out.outputWithTimestamp(ref, eventTime.isBefore(paneTimestamp) ? paneTimestamp : eventTime);
       }

@@ -18,7 +18,9 @@ import org.apache.beam.sdk.util.VarInt;
  *
  * @param tableVersion the table version the pointers name
  * @param path the data file, relative to the table root
- * @param rowKeys the rows' {@link RowKeys} encoding, in order
+ * @param rowKeys the rows' {@link RowKeys} encoding, in order, when inline; else empty
+ * @param rowKeysFile the sidecar holding the encoding, relative to the table root; empty when
+ *     inline
  * @param rowIndexes empty when the rows are the whole file, rows 0..n-1 (a file committed now);
  *     else the stored row index of each row (copies recognised as stored by an earlier commit)
  * @param numRecords the number of rows {@code rowKeys} must carry
@@ -28,6 +30,7 @@ record CommittedRows(
     long tableVersion,
     String path,
     byte[] rowKeys,
+    String rowKeysFile,
     long[] rowIndexes,
     long numRecords) {
 
@@ -35,11 +38,18 @@ record CommittedRows(
     Objects.requireNonNull(side, "side");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(rowKeys, "rowKeys");
+    Objects.requireNonNull(rowKeysFile, "rowKeysFile");
     Objects.requireNonNull(rowIndexes, "rowIndexes");
     if (rowIndexes.length > 0 && rowIndexes.length != numRecords) {
       throw new IllegalArgumentException(
           rowIndexes.length + " row indexes for " + numRecords + " rows of " + path);
     }
+  }
+
+  /** The row keys, read from the sidecar when they are not inline. */
+  byte[] keys(org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
+      throws IOException {
+    return RowKeys.load(rowKeys, rowKeysFile, conf, tableRoot);
   }
 
   /** The row index of the {@code i}-th row. */
@@ -54,6 +64,7 @@ record CommittedRows(
         && tableVersion == c.tableVersion
         && path.equals(c.path)
         && Arrays.equals(rowKeys, c.rowKeys)
+        && rowKeysFile.equals(c.rowKeysFile)
         && Arrays.equals(rowIndexes, c.rowIndexes)
         && numRecords == c.numRecords;
   }
@@ -82,6 +93,7 @@ record CommittedRows(
       VarInt.encode(value.tableVersion(), out);
       ModelCoders.writeString(value.path(), out);
       ModelCoders.writeBytes(value.rowKeys(), out);
+      ModelCoders.writeString(value.rowKeysFile(), out);
       VarInt.encode(value.rowIndexes().length, out);
       for (long row : value.rowIndexes()) {
         VarInt.encode(row, out);
@@ -95,11 +107,13 @@ record CommittedRows(
       long tableVersion = VarInt.decodeLong(in);
       String path = ModelCoders.readString(in);
       byte[] rowKeys = ModelCoders.readBytes(in);
+      String rowKeysFile = ModelCoders.readString(in);
       long[] rowIndexes = new long[VarInt.decodeInt(in)];
       for (int i = 0; i < rowIndexes.length; i++) {
         rowIndexes[i] = VarInt.decodeLong(in);
       }
-      return new CommittedRows(side, tableVersion, path, rowKeys, rowIndexes, VarInt.decodeLong(in));
+      return new CommittedRows(
+          side, tableVersion, path, rowKeys, rowKeysFile, rowIndexes, VarInt.decodeLong(in));
     }
 
     @Override

@@ -16,8 +16,10 @@ import org.joda.time.Instant;
  * A Parquet data file written but not yet committed: what the committer needs for its AddFile
  * (path relative to the table, partition values, size, modification time, stats JSON) and the
  * per-row keys ({@link RowKeys}: each row's content identity and, for raw_events, natural id, event
- * time and hash, from which it builds pointers once the commit succeeded).
+ * time and hash, from which it builds pointers once the commit succeeded), inline or in a sidecar.
  *
+ * @param rowKeys the keys when carried inline, else empty
+ * @param rowKeysFile the sidecar holding the keys, relative to the table root; empty when inline
  * @param earliest the earliest element timestamp in the file, the output timestamp of this record
  */
 record DataFile(
@@ -29,6 +31,7 @@ record DataFile(
     long numRecords,
     String stats,
     byte[] rowKeys,
+    String rowKeysFile,
     Instant earliest) {
 
   DataFile {
@@ -37,7 +40,14 @@ record DataFile(
     partitionValues = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(partitionValues));
     Objects.requireNonNull(stats, "stats");
     Objects.requireNonNull(rowKeys, "rowKeys");
+    Objects.requireNonNull(rowKeysFile, "rowKeysFile");
     Objects.requireNonNull(earliest, "earliest");
+  }
+
+  /** The row keys, read from the sidecar when they are not inline. */
+  byte[] keys(org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
+      throws IOException {
+    return RowKeys.load(rowKeys, rowKeysFile, conf, tableRoot);
   }
 
   @Override
@@ -51,6 +61,7 @@ record DataFile(
         && numRecords == d.numRecords
         && stats.equals(d.stats)
         && Arrays.equals(rowKeys, d.rowKeys)
+        && rowKeysFile.equals(d.rowKeysFile)
         && earliest.equals(d.earliest);
   }
 
@@ -86,6 +97,7 @@ record DataFile(
       VarInt.encode(value.numRecords(), out);
       ModelCoders.writeString(value.stats(), out);
       ModelCoders.writeBytes(value.rowKeys(), out);
+      ModelCoders.writeString(value.rowKeysFile(), out);
       ModelCoders.writeInstant(value.earliest(), out);
     }
 
@@ -107,6 +119,7 @@ record DataFile(
           VarInt.decodeLong(in),
           ModelCoders.readString(in),
           ModelCoders.readBytes(in),
+          ModelCoders.readString(in),
           ModelCoders.readInstant(in));
     }
 

@@ -30,7 +30,7 @@ final class DataFileRewriter {
   static DataFile withoutRows(
       Configuration conf, Path tableRoot, TableLayout<?> layout, DataFile source, boolean[] keep)
       throws IOException {
-    List<RowKeys.Row> keys = RowKeys.decode(source.rowKeys());
+    List<RowKeys.Row> keys = RowKeys.decode(source.keys(conf, tableRoot));
     if (keys.size() != keep.length || keys.size() != source.numRecords()) {
       throw new IllegalStateException(
           source + " carries keys of " + keys.size() + " rows, expected " + keep.length);
@@ -90,6 +90,7 @@ final class DataFileRewriter {
         kept,
         stats.toJson(),
         rowKeys.toByteArray(),
+        "",
         source.earliest());
   }
 }

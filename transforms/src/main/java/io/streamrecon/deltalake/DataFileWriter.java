@@ -38,6 +38,7 @@ final class DataFileWriter<T> implements AutoCloseable {
   private final String runId;
   private final long maxFileBytes;
   private final long expectedRows;
+  private final int inlineKeysMaxBytes;
   private final Map<String, OpenFile> open = new LinkedHashMap<>();
   private final List<DataFile> finished = new ArrayList<>();
 
@@ -82,6 +83,19 @@ final class DataFileWriter<T> implements AutoCloseable {
       String runId,
       long maxFileBytes,
       long expectedRows) {
+    this(conf, tableRoot, layout, runId, maxFileBytes, expectedRows, RowKeys.INLINE_MAX_BYTES);
+  }
+
+  /** @param inlineKeysMaxBytes row keys larger than this go to a sidecar ({@link RowKeys}) */
+  DataFileWriter(
+      Configuration conf,
+      Path tableRoot,
+      TableLayout<T> layout,
+      String runId,
+      long maxFileBytes,
+      long expectedRows,
+      int inlineKeysMaxBytes) {
+    this.inlineKeysMaxBytes = inlineKeysMaxBytes;
     this.conf = conf;
     this.tableRoot = tableRoot;
     this.layout = layout;
@@ -130,6 +144,13 @@ final class DataFileWriter<T> implements AutoCloseable {
     file.writer.close();
     Path path = new Path(tableRoot, file.relativePath);
     FileStatus status = path.getFileSystem(conf).getFileStatus(path);
+    byte[] keys = file.rowKeys.toByteArray();
+    String sidecar = "";
+    if (keys.length > inlineKeysMaxBytes) {
+      sidecar = RowKeys.sidecarPath(runId, file.relativePath);
+      RowKeys.writeSidecar(conf, tableRoot, sidecar, keys);
+      keys = new byte[0];
+    }
     return new DataFile(
         layout.name,
         file.relativePath,
@@ -138,7 +159,8 @@ final class DataFileWriter<T> implements AutoCloseable {
         status.getModificationTime(),
         file.stats.numRecords(),
         file.stats.toJson(),
-        file.rowKeys.toByteArray(),
+        keys,
+        sidecar,
         file.earliest);
   }
 

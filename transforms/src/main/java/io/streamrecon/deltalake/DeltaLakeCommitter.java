@@ -171,7 +171,12 @@ final class DeltaLakeCommitter {
       try {
         CommitResult result = txn.commit(actions, operation, ENGINE_INFO);
         long version = result.getVersion();
-        history.addOwn(version, plan.files);
+        try {
+          history.addOwn(version, plan.files);
+        } catch (IOException e) {
+          // Committed, but not remembered: a replay then finds the rows through the log.
+          throw new UncheckedIOException("reading row keys of " + layout.name + " files", e);
+        }
         List<Recognised> recognised = new ArrayList<>(plan.recognised.size());
         for (Recognised r : plan.recognised) {
           WriterHistory.Location at = r.storedAt();
@@ -212,7 +217,7 @@ final class DeltaLakeCommitter {
     LongHashSet seen = new LongHashSet();
     for (int fi = 0; fi < files.size(); fi++) {
       DataFile file = files.get(fi);
-      List<RowKeys.Row> rows = RowKeys.decode(file.rowKeys());
+      List<RowKeys.Row> rows = RowKeys.decode(file.keys(conf, tableRoot));
       if (rows.size() != file.numRecords()) {
         throw new IllegalStateException(file + " carries keys of " + rows.size() + " rows");
       }
@@ -279,15 +284,17 @@ final class DeltaLakeCommitter {
    * The kept row of the batch with this identity, as {fileIndex, row}: rare, only after a
    * fingerprint match, so earlier files' keys are decoded again rather than held.
    */
-  private static int[] firstKept(
+  private int[] firstKept(
       List<DataFile> files,
       List<boolean[]> keepPerFile,
       List<RowKeys.Row> currentRows,
       boolean[] currentKeep,
       int current,
-      String id) {
+      String id)
+      throws IOException {
     for (int fi = 0; fi <= current; fi++) {
-      List<RowKeys.Row> rows = fi == current ? currentRows : RowKeys.decode(files.get(fi).rowKeys());
+      List<RowKeys.Row> rows =
+          fi == current ? currentRows : RowKeys.decode(files.get(fi).keys(conf, tableRoot));
       boolean[] keep = fi == current ? currentKeep : keepPerFile.get(fi);
       for (int ri = 0; ri < keep.length; ri++) {
         if (keep[ri] && rows.get(ri).identity().equals(id)) {

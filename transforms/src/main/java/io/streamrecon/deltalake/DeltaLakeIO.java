@@ -333,7 +333,7 @@ public final class DeltaLakeIO {
       return writeAndGroup(input, RAW_EVENTS, config)
           .apply("CommitDataFiles", ParDo.of(fn))
           .setCoder(CommittedRows.Coder.of())
-          .apply("ExpandPointers", ParDo.of(new CommitFiles.ExpandPointersFn()))
+          .apply("ExpandPointers", ParDo.of(new CommitFiles.ExpandPointersFn(config.warehouse())))
           .setCoder(EventRefCoder.of());
     }
   }

@@ -523,13 +523,29 @@ public final class DeltaLakeMaintenance {
     }
   }
 
+  // ------------------------------------------------------------------ row key sidecars
+
+  /**
+   * Removes the row key sidecars a finished run wrote (a batch run's data files carry their row
+   * keys to the committer in sidecar files, see {@code RowKeys}): once the run is over nothing
+   * replays its commits. Missing tables and directories are fine.
+   */
+  public static void removeRowKeySidecars(Configuration conf, String warehouse, String runId)
+      throws IOException {
+    for (String table : DeltaLakeIO.TABLES) {
+      RowKeys.removeSidecarsOfRun(conf, DeltaLakeCommitter.tablePath(warehouse, table), runId);
+    }
+  }
+
   // ------------------------------------------------------------------ vacuum
 
   /**
    * Deletes the data files of {@code table} that no snapshot from {@code now - retain} on
    * references and that were last modified before {@code now - retain}. The referenced set is the
    * snapshot current at {@code now - retain} plus every file added by a later commit; {@code
-   * _delta_log} and other directories starting with {@code _} or {@code .} are never listed.
+   * _delta_log} and other directories starting with {@code _} or {@code .} are never listed, except
+   * the row key sidecars ({@code RowKeys.SIDECAR_DIRECTORY}), which are deleted once older than the
+   * retention (a replay reaches back one checkpoint, far less than the minimum retention).
    */
   public static VacuumResult vacuum(
       Configuration conf, String warehouse, String table, Duration retain, Instant now)
@@ -571,7 +587,17 @@ public final class DeltaLakeMaintenance {
     while (files.hasNext()) {
       LocatedFileStatus status = files.next();
       String relative = relativize(rootUri, status.getPath().toUri().getPath());
-      if (relative == null || hidden(relative)) {
+      if (relative == null) {
+        continue;
+      }
+      if (relative.startsWith(RowKeys.SIDECAR_DIRECTORY + "/")) {
+        if (status.getModificationTime() < horizon && fs.delete(status.getPath(), false)) {
+          deleted++;
+          bytes += status.getLen();
+        }
+        continue;
+      }
+      if (hidden(relative)) {
         continue;
       }
       if (referenced.contains(relative) || status.getModificationTime() >= horizon) {

@@ -7,6 +7,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 
 /**
  * The per-row keys a {@link DataFile} carries to its committer, in row order: each row's content
@@ -14,9 +19,72 @@ import java.util.List;
  * and the layout's extra row metadata (raw_events: natural id, event time, hash, from which the
  * pointers are built), so that the committer never reads an uncommitted file back unless it has to
  * drop copies from it.
+ *
+ * <p><b>Sidecars.</b> Keys of more than {@link #INLINE_MAX_BYTES} (a batch run's files: about 150
+ * bytes per row, 13 MB for a 256 MB raw_events file) are written to a sidecar file under {@link
+ * #SIDECAR_DIRECTORY} of the table, and the {@link DataFile} and {@link CommittedRows} carry its
+ * path instead. A batch run commits its whole input in one pane, and runners hold a grouped pane
+ * (and the commit's outputs for it) in memory at once: carried inline, every row's keys of the run
+ * were live together (the 1M-record Spark batch's largest live heap). The directory starts with
+ * {@code _}, so Delta readers and VACUUM leave it alone; a bounded run removes its own sidecars when
+ * it ends ({@link #removeSidecarsOfRun}), and {@code DeltaLakeMaintenance.vacuum} removes any older
+ * than its retention (a streaming run's, or a failed run's).
  */
 final class RowKeys {
   private RowKeys() {}
+
+  /** Largest row keys a {@link DataFile} carries inline. */
+  static final int INLINE_MAX_BYTES = 1 << 20;
+
+  /** Where sidecars live, relative to the table root: {@code <dir>/<runId>/<data file>.keys}. */
+  static final String SIDECAR_DIRECTORY = "_streamrecon_row_keys";
+
+  /** The sidecar path (relative to the table root) for a data file written by a run. */
+  static String sidecarPath(String runId, String dataFilePath) {
+    String name = dataFilePath.substring(dataFilePath.lastIndexOf('/') + 1);
+    return SIDECAR_DIRECTORY + "/" + runId + "/" + name + ".keys";
+  }
+
+  /** Writes keys to a sidecar, replacing one a failed attempt may have left. */
+  static void writeSidecar(Configuration conf, Path tableRoot, String relative, byte[] keys)
+      throws IOException {
+    Path path = new Path(tableRoot, relative);
+    try (FSDataOutputStream out = path.getFileSystem(conf).create(path, true)) {
+      out.write(keys);
+    }
+  }
+
+  /** The keys: {@code inline}, or the sidecar's content when {@code sidecar} is not empty. */
+  static byte[] load(byte[] inline, String sidecar, Configuration conf, Path tableRoot)
+      throws IOException {
+    if (sidecar.isEmpty()) {
+      return inline;
+    }
+    if (conf == null || tableRoot == null) {
+      throw new IllegalStateException("row keys in sidecar " + sidecar + " need the table root");
+    }
+    Path path = new Path(tableRoot, sidecar);
+    FileSystem fs = path.getFileSystem(conf);
+    long length = fs.getFileStatus(path).getLen();
+    if (length > Integer.MAX_VALUE - 16) {
+      throw new IllegalStateException("row keys sidecar " + path + " is too large: " + length);
+    }
+    byte[] keys = new byte[(int) length];
+    try (FSDataInputStream in = fs.open(path)) {
+      in.readFully(keys);
+    }
+    return keys;
+  }
+
+  /** Removes the sidecars a run wrote under a table (the run is over: nothing replays them). */
+  static void removeSidecarsOfRun(Configuration conf, Path tableRoot, String runId)
+      throws IOException {
+    Path dir = new Path(new Path(tableRoot, SIDECAR_DIRECTORY), runId);
+    FileSystem fs = dir.getFileSystem(conf);
+    if (fs.exists(dir)) {
+      fs.delete(dir, true);
+    }
+  }
 
   /** One row's keys: its identity and the layout's extra bytes (empty when it has none). */
   record Row(String identity, byte[] extra) {}

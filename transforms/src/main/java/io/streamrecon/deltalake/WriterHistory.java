@@ -129,11 +129,11 @@ final class WriterHistory {
   }
 
   /** Records a commit this writer just made (no need to read it back). */
-  void addOwn(long version, List<DataFile> files) {
+  void addOwn(long version, List<DataFile> files) throws IOException {
     List<StoredFile> stored = new ArrayList<>();
     for (DataFile f : files) {
       List<String> ids = new ArrayList<>();
-      for (RowKeys.Row r : RowKeys.decode(f.rowKeys())) {
+      for (RowKeys.Row r : RowKeys.decode(f.keys(conf, tableRoot))) {
         ids.add(r.identity());
       }
       stored.add(new StoredFile(f.path(), sorted(ids)));

@@ -216,7 +216,7 @@ public class DeltaLakeCommitterTest {
       CommittedRows decoded =
           org.apache.beam.sdk.util.CoderUtils.clone(CommittedRows.Coder.of(), group);
       assertEquals(group, decoded);
-      expanded.addAll(CommitFiles.CommitRawEventsFn.eventRefs(decoded));
+      expanded.addAll(CommitFiles.CommitRawEventsFn.eventRefs(decoded, null, null));
     }
     assertEquals(direct.size(), expanded.size());
     assertEquals(new HashSet<>(direct), new HashSet<>(expanded));

@@ -37,8 +37,9 @@ import java.util.stream.Stream;
  *
  * <p>Event times are the scenario's, moved to the wall clock and compressed, so that the data is
  * "live" (the Kafka watermark follows the wall clock on idle partitions, and old event times would
- * turn into late data at a moment that depends on timing). Late events are produced by a second
- * phase once both runs have caught up, so they are late by any watermark.
+ * turn into late data at a moment that depends on timing). The data starts only once both runs
+ * have stored a warm-up pair, so that the faults meet runs that are reading. Late events are
+ * produced by a second phase once both runs have caught up, so they are late by any watermark.
  */
 public final class CrashHarness {
   /** Runner options and what the runner can do. */
@@ -54,6 +55,9 @@ public final class CrashHarness {
 
   private static final Pattern EVENT_TIME = Pattern.compile("\"eventTime\":\"([^\"]+)\"");
   public static final int LATE_EVENTS = 3;
+  /** The warm-up pair: one record per topic, produced before the data (see {@link #warmUp}). */
+  private static final String WARMUP_ID = "warmup-1";
+  private static final int WARMUP_RECORDS = 2;
   private static final int COMPRESS = 5;
 
   private final Path dir;
@@ -85,7 +89,7 @@ public final class CrashHarness {
     KcatProducer.requireKcat();
     SampleGenerator g = SampleGenerator.generate(Scenario.SEED, Scenario.IDS);
     // Sizes only: the event times are set when the producers start (below).
-    int onTimeLines = g.sourceLines().size() + g.targetLines().size();
+    int onTimeLines = g.sourceLines().size() + g.targetLines().size() + WARMUP_RECORDS;
     int produced = onTimeLines + LATE_EVENTS;
 
     Path whA = dir.resolve("warehouse-a");
@@ -114,6 +118,7 @@ public final class CrashHarness {
       Path logB = dir.resolve("run-b.log");
       a = startPipeline(argsA, logA, null, List.of());
       b = startPipeline(argsB, logB, conf, List.of());
+      warmUp(broker, whA, whB, b, logB);
       // The data is live from the moment the producers start: an event is appended about when it
       // happens (the pipelines' watermark rule for idle partitions relies on that). Timed from the
       // start of the test instead, a slow broker start made every record tens of seconds old.
@@ -256,6 +261,31 @@ public final class CrashHarness {
       ChildProcesses.kill(a);
       ChildProcesses.kill(b);
     }
+  }
+
+  /**
+   * Produces one matching pair and waits until both runs stored it. Without it, a loaded machine
+   * (a pipeline JVM can take 40 s to start) had every record produced before a run read the first,
+   * and the faults met a run with nothing left to do: a restart that should pause inside its
+   * second commit never made one. The pair is on time, MATCHes, and counts as produced.
+   */
+  private void warmUp(KafkaBrokerProcess broker, Path whA, Path whB, Process b, Path logB)
+      throws Exception {
+    Path file = dir.resolve("warmup.txt");
+    Files.write(
+        file,
+        List.of(WARMUP_ID + KcatProducer.KEY_SEPARATOR + "{\"id\":\"" + WARMUP_ID
+            + "\",\"eventTime\":\"" + Instant.now() + "\",\"status\":\"WARMUP\"}"),
+        StandardCharsets.UTF_8);
+    for (String topic : List.of("orders-src", "orders-tgt")) {
+      Path kcatLog = dir.resolve("kcat-warmup-" + topic + ".log");
+      try (KcatProducer p = KcatProducer.fromFile(broker.bootstrapServers(), topic, file, kcatLog)) {
+        p.awaitDone(120, kcatLog);
+      }
+    }
+    ChildProcesses.await("both runs stored the warm-up pair", 240, b, logB,
+        () -> stored(whA) >= WARMUP_RECORDS && stored(whB) >= WARMUP_RECORDS);
+    note("both runs read: they stored the warm-up pair");
   }
 
   /**

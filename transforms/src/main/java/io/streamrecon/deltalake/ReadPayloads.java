@@ -59,16 +59,36 @@ final class ReadPayloads {
 
   /**
    * Holds a bundle's elements and reads every payload they point to in one {@link PayloadReader}
-   * call at the end of the bundle, so a data file is opened once per bundle, not once per element.
+   * call at the end of the bundle, so a data file is opened once per bundle, not once per element;
+   * or as soon as {@link #MAX_HELD} elements are held. A runner's bundle can be a whole partition
+   * (the classic Spark runner in batch), and reading once at its end held every payload of the
+   * partition at once: 69,210 MISMATCH verdicts and their 138,418 payloads at 1M records, the
+   * largest part of the run's live heap. The early read emits from {@code @ProcessElement}, where
+   * runners pass outputs on per element (outputs of {@code @FinishBundle} are kept until it
+   * returns), at the held element's timestamp or the current one's if later (an output may not
+   * precede its input element; within one bundle the watermark has not passed either).
    */
   abstract static class BatchedReadFn<InT, OutT> extends DoFn<InT, OutT> {
+    /** Elements held at most before their payloads are read: about 2 x 10,000 payloads. */
+    static final int MAX_HELD = 10_000;
+
     private final String warehouse;
+    private final int maxHeld;
     private transient PayloadReader reader;
     private transient CountingListener listener;
     private transient List<Held<InT>> held;
+    private transient boolean oneWindow;
 
     BatchedReadFn(String warehouse) {
+      this(warehouse, MAX_HELD);
+    }
+
+    BatchedReadFn(String warehouse, int maxHeld) {
+      if (maxHeld < 1) {
+        throw new IllegalArgumentException("maxHeld must be >= 1, got " + maxHeld);
+      }
       this.warehouse = warehouse;
+      this.maxHeld = maxHeld;
     }
 
     /** The pointers whose payloads {@link #assemble} needs; may reject the element. */
@@ -86,12 +106,30 @@ final class ReadPayloads {
     @StartBundle
     public void startBundle() {
       held = new ArrayList<>();
+      oneWindow = true;
     }
 
     @ProcessElement
-    public void process(@Element InT element, @Timestamp Instant timestamp, BoundedWindow window) {
+    public void process(
+        @Element InT element,
+        @Timestamp Instant timestamp,
+        BoundedWindow window,
+        OutputReceiver<OutT> out)
+        throws IOException {
       pointersOf(element); // fail on a bad element now, not at the end of the bundle
+      oneWindow &= held.isEmpty() || held.get(0).window().equals(window);
       held.add(new Held<>(element, timestamp, window));
+      // An element's output can only go to its own window from @ProcessElement.
+      if (held.size() >= maxHeld && oneWindow) {
+        List<Held<InT>> batch = held;
+        held = new ArrayList<>();
+        Map<Pointer, byte[]> payloads = read(batch);
+        oneWindow = true;
+        for (Held<InT> h : batch) {
+          Instant at = h.timestamp().isBefore(timestamp) ? timestamp : h.timestamp();
+          out.outputWithTimestamp(assemble(h.value(), payloads), at);
+        }
+      }
     }
 
     @FinishBundle
@@ -99,15 +137,19 @@ final class ReadPayloads {
       if (held.isEmpty()) {
         return;
       }
-      List<Pointer> pointers = new ArrayList<>(2 * held.size());
-      for (Held<InT> h : held) {
-        pointers.addAll(pointersOf(h.value()));
-      }
-      Map<Pointer, byte[]> payloads = reader.read(pointers, listener);
+      Map<Pointer, byte[]> payloads = read(held);
       for (Held<InT> h : held) {
         context.output(assemble(h.value(), payloads), h.timestamp(), h.window());
       }
       held = new ArrayList<>();
+    }
+
+    private Map<Pointer, byte[]> read(List<Held<InT>> batch) throws IOException {
+      List<Pointer> pointers = new ArrayList<>(2 * batch.size());
+      for (Held<InT> h : batch) {
+        pointers.addAll(pointersOf(h.value()));
+      }
+      return reader.read(pointers, listener);
     }
   }
 
@@ -132,6 +174,10 @@ final class ReadPayloads {
   static final class FetchFn extends BatchedReadFn<Verdict, PayloadPair> {
     FetchFn(String warehouse) {
       super(warehouse);
+    }
+
+    FetchFn(String warehouse, int maxHeld) {
+      super(warehouse, maxHeld);
     }
 
     @Override

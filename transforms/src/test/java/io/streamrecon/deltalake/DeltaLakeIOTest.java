@@ -485,6 +485,45 @@ public class DeltaLakeIOTest {
   }
 
   @Test
+  public void fetchPayloadsReadsEarlyOnceItHoldsItsBound() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Verdict> mismatches =
+        verdicts(warehouse, 20).stream().filter(v -> v.status() == Status.MISMATCH).toList();
+    assertEquals(10, mismatches.size());
+
+    // One bundle of 10 (as above), read every 3 elements instead of once at its end: a bundle
+    // that is a whole Spark partition no longer holds all its payloads at once.
+    PCollection<PayloadPair> pairs =
+        p.apply(Create.of(List.of(mismatches)).withCoder(ListCoder.of(VerdictCoder.of())))
+            .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
+            .setCoder(VerdictCoder.of())
+            .apply("Fetch", ParDo.of(new ReadPayloads.FetchFn(warehouse, 3)))
+            .setCoder(io.streamrecon.model.ModelCoders.PayloadPairCoder.of());
+    PAssert.that(
+            pairs.apply(
+                MapElements.into(TypeDescriptors.strings())
+                    .via(
+                        pp ->
+                            pp.verdict().naturalId()
+                                + " "
+                                + new String(pp.sourcePayload(), StandardCharsets.UTF_8)
+                                + " "
+                                + new String(pp.targetPayload(), StandardCharsets.UTF_8))))
+        .containsInAnyOrder(
+            mismatches.stream()
+                .map(v -> {
+                  int i = Integer.parseInt(v.naturalId().substring(2));
+                  return v.naturalId() + " {\"v\":" + i + "} {\"v\":" + (-i) + "}";
+                })
+                .toList());
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals("4 reads (3, 3, 3, then 1 at the bundle's end) of 2 files", 8,
+        counter(result, "lookup_file_opens"));
+    assertEquals(20, counter(result, "lookup_rows_read"));
+  }
+
+  @Test
   public void matchesCauseNoLookups() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<Verdict> matches =

@@ -54,7 +54,7 @@ final class FlinkContender {
   static final String RUN_JAR = "runners/flink/target/streamrecon-runner-flink-" + VERSION + "-flink-run.jar";
   /** What builds both (from the repository root). */
   static final String BUILD_COMMAND =
-      "mvn -B -o package -DskipTests -pl runners/flink,runners/dist/flink -am";
+      "mvn -B package -DskipTests -pl runners/flink,runners/dist/flink -am";
   static final String MAIN = "io.streamrecon.runners.flink.FlinkMain";
   /** The line of Flink's MiniCluster (at INFO) that ends start-up. */
   static final String STARTED = "Flink Mini Cluster started successfully";

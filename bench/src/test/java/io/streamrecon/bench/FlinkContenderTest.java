@@ -86,7 +86,7 @@ public class FlinkContenderTest {
     String message = FlinkContender.missing(root);
     assertThat(message, containsString(root.resolve(FlinkContender.DIST_JARS).toString()));
     assertThat(message, containsString(root.resolve(FlinkContender.RUN_JAR).toString()));
-    assertThat(message, containsString("mvn -B -o package -DskipTests -pl runners/flink,runners/dist/flink -am"));
+    assertThat(message, containsString("mvn -B package -DskipTests -pl runners/flink,runners/dist/flink -am"));
 
     Files.createDirectories(root.resolve(FlinkContender.DIST_JARS));
     Files.createFile(root.resolve(FlinkContender.DIST_JARS).resolve("flink-runtime-1.19.0.jar"));

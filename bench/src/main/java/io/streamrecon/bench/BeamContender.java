@@ -56,14 +56,7 @@ final class BeamContender {
 
   VerdictCounts run() throws Exception {
     long t0 = System.nanoTime();
-    List<String> args = new ArrayList<>();
-    args.add("--source=" + dataDir.resolve(Generator.SOURCE_DIR) + "/*.jsonl");
-    args.add("--target=" + dataDir.resolve(Generator.TARGET_DIR) + "/*.jsonl");
-    args.add("--warehouse=" + warehouse());
-    args.add("--timeout=" + expected.config().timeout().toMillis() + "ms");
-    args.add("--emitMatches=true");
-    args.add("--runId=bench");
-    args.add("--progressInterval=0s");
+    List<String> args = new ArrayList<>(commonArgs(dataDir, expected, warehouse()));
     JavaSparkContext jsc = null;
     if (spark) {
       args.add("--runner=SparkRunner");
@@ -100,6 +93,22 @@ final class BeamContender {
       }
     }
     return finalCounts();
+  }
+
+  /**
+   * The pipeline options every Beam contender runs with, whatever the runner: the generated files,
+   * the generator's pairing timeout, every verdict (MATCH included) in the deltas table, no
+   * progress lines.
+   */
+  static List<String> commonArgs(Path dataDir, Expected expected, Path warehouse) {
+    return List.of(
+        "--source=" + dataDir.resolve(Generator.SOURCE_DIR) + "/*.jsonl",
+        "--target=" + dataDir.resolve(Generator.TARGET_DIR) + "/*.jsonl",
+        "--warehouse=" + warehouse,
+        "--timeout=" + expected.config().timeout().toMillis() + "ms",
+        "--emitMatches=true",
+        "--runId=bench",
+        "--progressInterval=0s");
   }
 
   private void readMetrics(PipelineResult result) {
@@ -139,12 +148,23 @@ final class BeamContender {
     return -1;
   }
 
-  /**
-   * Final verdicts from the deltas table: those no other row supersedes. Duplicates and late
-   * events from the pairing metrics.
-   */
+  /** Final verdicts from the deltas table; duplicates and late events from the pairing metrics. */
   private VerdictCounts finalCounts() {
-    List<DeltaRecord> rows = DeltaLakeTables.readDeltas(warehouse().toString());
+    @SuppressWarnings("unchecked")
+    Map<String, Long> m = (Map<String, Long>) extra.get("metrics");
+    return finalCounts(warehouse(), m.getOrDefault("duplicate", 0L), m.getOrDefault("late", 0L), extra);
+  }
+
+  /**
+   * Final verdicts of a Beam run from its warehouse's deltas table: the rows no other row
+   * supersedes (which is why the contenders run with {@code --emitMatches=true}: a MATCH that
+   * supersedes a MISMATCH must be visible). The table holds no duplicates or late events, so the
+   * caller gives the pairing's counts of them. Puts the deltas table's row count into {@code
+   * extra} as {@code deltasRows}.
+   */
+  static VerdictCounts finalCounts(
+      Path warehouse, long duplicates, long late, Map<String, Object> extra) {
+    List<DeltaRecord> rows = DeltaLakeTables.readDeltas(warehouse.toString());
     Set<String> superseded = new HashSet<>();
     for (DeltaRecord r : rows) {
       if (r.supersedes() != null) {
@@ -158,14 +178,12 @@ final class BeamContender {
       }
     }
     extra.put("deltasRows", (long) rows.size());
-    @SuppressWarnings("unchecked")
-    Map<String, Long> m = (Map<String, Long>) extra.get("metrics");
     return new VerdictCounts(
         finals.getOrDefault(Status.MATCH, 0L),
         finals.getOrDefault(Status.MISMATCH, 0L),
         finals.getOrDefault(Status.MISSING_IN_TARGET, 0L),
         finals.getOrDefault(Status.MISSING_IN_SOURCE, 0L),
-        m.getOrDefault("duplicate", 0L),
-        m.getOrDefault("late", 0L));
+        duplicates,
+        late);
   }
 }

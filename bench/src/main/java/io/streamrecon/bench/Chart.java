@@ -25,7 +25,17 @@ final class Chart {
           "bare", "1 bare Java loop (in memory)",
           "direct", "2 streamrecon, DirectRunner",
           "spark", "3 streamrecon, SparkRunner local[2]",
-          "peer", "4 Spark Structured Streaming peer");
+          "peer", "4 Spark Structured Streaming peer",
+          "flink", "5 streamrecon, FlinkRunner [local] p=2 (own JVM)");
+
+  /** One colour per contender, whichever of them ran. */
+  private static final Map<String, Color> COLORS =
+      Map.of(
+          "bare", new Color(0x555555),
+          "direct", new Color(0x1f77b4),
+          "spark", new Color(0xff7f0e),
+          "peer", new Color(0x2ca02c),
+          "flink", new Color(0x9467bd));
 
   /** A log axis with ticks at powers of ten, labelled as plain numbers, spanning the data. */
   private static LogAxis axis(String label, XYSeriesCollection data, boolean domain) {
@@ -50,7 +60,7 @@ final class Chart {
 
   static void write(Path png, List<RunCommand.Row> rows) throws IOException {
     Map<String, XYSeries> series = new LinkedHashMap<>();
-    for (String c : List.of("bare", "direct", "spark", "peer")) {
+    for (String c : List.of("bare", "direct", "spark", "peer", "flink")) {
       series.put(c, new XYSeries(LABELS.get(c)));
     }
     for (RunCommand.Row r : rows) {
@@ -59,17 +69,18 @@ final class Chart {
       }
     }
     XYSeriesCollection data = new XYSeriesCollection();
-    for (XYSeries s : series.values()) {
-      if (s.getItemCount() > 0) {
-        data.addSeries(s);
+    List<Color> colors = new java.util.ArrayList<>();
+    for (Map.Entry<String, XYSeries> s : series.entrySet()) {
+      if (s.getValue().getItemCount() > 0) {
+        data.addSeries(s.getValue());
+        colors.add(COLORS.get(s.getKey()));
       }
     }
     LogAxis x = axis("input events (source + target)", data, true);
     LogAxis y = axis("events per second, end to end", data, false);
     XYLineAndShapeRenderer renderer = new XYLineAndShapeRenderer(true, true);
-    Color[] colors = {new Color(0x555555), new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c)};
     for (int i = 0; i < data.getSeriesCount(); i++) {
-      renderer.setSeriesPaint(i, colors[i % colors.length]);
+      renderer.setSeriesPaint(i, colors.get(i));
       renderer.setSeriesStroke(i, new BasicStroke(2f));
     }
     XYPlot plot = new XYPlot(data, x, y, renderer);

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "contender", description = "Runs one contender on one generated data set.")
 public final class ContenderMain implements Callable<Integer> {
-  @Option(names = "--contender", required = true, description = "bare, direct, spark or peer")
+  @Option(names = "--contender", required = true, description = "bare, direct, spark, peer or flink")
   String contender;
 
   @Option(names = "--data", required = true, description = "generated data set directory")
@@ -33,9 +33,23 @@ public final class ContenderMain implements Callable<Integer> {
   @Option(
       names = "--pipeline-arg",
       description =
-          "extra pipeline option (direct and spark only), repeatable, e.g."
+          "extra pipeline option (direct, spark and flink only), repeatable, e.g."
               + " --pipeline-arg=--storageLevel=MEMORY_AND_DISK_SER")
   java.util.List<String> pipelineArgs = new java.util.ArrayList<>();
+
+  @Option(
+      names = "--xmx",
+      description = "heap of the pipeline JVM (flink only); default: this JVM's -Xmx, else 8g")
+  String xmx;
+
+  @Option(names = "--jfr", description = "JFR recording of the pipeline JVM (flink only)")
+  Path jfr;
+
+  @Option(
+      names = "--flink-root",
+      description = "repository root where the Flink jars are built (flink only); default: the"
+          + " working directory")
+  Path flinkRoot;
 
   public static void main(String[] args) {
     System.exit(new CommandLine(new ContenderMain()).execute(args));
@@ -43,6 +57,13 @@ public final class ContenderMain implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (contender.equals("flink")) {
+      String absent = FlinkContender.missing((flinkRoot != null ? flinkRoot : Path.of("")).toAbsolutePath());
+      if (absent != null) {
+        System.err.println(absent);
+        return 1;
+      }
+    }
     Expected expected = Expected.read(data.resolve(Generator.EXPECTED));
     Files.createDirectories(work);
     String name = data.getFileName().toString();
@@ -115,8 +136,23 @@ public final class ContenderMain implements Callable<Integer> {
               all.filesAdded(), all.commits(), beam.payloadFetches, beam.mismatchesEmitted,
               beam.matchesEmitted, counts, beam.extra);
         }
+        case "flink" -> {
+          // The pipeline runs in a JVM of its own: this JVM's heap is not the contender's.
+          Path gcLog = result.toAbsolutePath().resolveSibling("flink-gc.log");
+          FlinkContender flink =
+              new FlinkContender(data.toAbsolutePath(), expected, work.toAbsolutePath(),
+                  (flinkRoot != null ? flinkRoot : Path.of("")).toAbsolutePath(),
+                  xmx != null ? xmx : ownXmx(), gcLog, jfr == null ? null : jfr.toAbsolutePath(), pipelineArgs);
+          VerdictCounts counts = flink.run();
+          double wall = (System.nanoTime() - start) / 1e9;
+          DeltaLakeLogStats all = DeltaLakeLogStats.ofWarehouse(flink.warehouse());
+          r = new RunResult("flink", name, "batch", expected.records(), expected.events(),
+              expected.payloadBytes(), wall, flink.startupSeconds, flink.peakHeapBytes,
+              flink.peakLiveHeapBytes, all.filesAdded(), all.commits(), -1, flink.mismatchesEmitted,
+              flink.matchesEmitted, counts, flink.extra);
+        }
         default -> throw new IllegalArgumentException(
-            "--contender must be bare, direct, spark or peer, was " + contender);
+            "--contender must be bare, direct, spark, peer or flink, was " + contender);
       }
     }
     r.write(result);
@@ -134,5 +170,16 @@ public final class ContenderMain implements Callable<Integer> {
                 r.events() / (double) r.extra().get("threadCpuSeconds"))
             : "");
     return 0;
+  }
+
+  /** This JVM's {@code -Xmx} (as bin/bench run gave it), for the pipeline JVM it starts. */
+  private static String ownXmx() {
+    String xmx = "8g";
+    for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (a.startsWith("-Xmx")) {
+        xmx = a.substring(4);
+      }
+    }
+    return xmx;
   }
 }

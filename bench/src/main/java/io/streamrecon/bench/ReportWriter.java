@@ -70,12 +70,19 @@ final class ReportWriter {
         .append(loadAverage()).append("\n");
     md.append("- Each contender ran in its own JVM (`-Xmx").append(xmx)
         .append("`, G1), one after the other. Peak heap is heap in use sampled every 20 ms (garbage included, so it follows the heap G1 chose to grow); live heap is the largest heap in use right after a collection.\n");
+    if (ran("flink")) {
+      md.append("- The flink contender's pipeline runs in a JVM it starts (same `-Xmx`): its peak and live heap come from that JVM's GC log (the largest heap in use before a collection or at exit, and after a collection); Flink's managed memory is off the heap and not in them. Its wall time includes that JVM's start.\n");
+    }
     md.append("- Reproduce: `").append(command).append("` (from the repository root; data sets and tables go to `bench/target/bench-work`).\n\n");
     md.append("Contenders, all on the same generated files:\n\n");
     md.append("1. **bare**: one thread, in memory: streamrecon's EventParser (parse + canonical SHA-256), pairing per SPEC §4 with the payload kept inline, JsonDiff on every MISMATCH. No Beam, no Delta Lake. Reads file i of both sides as micro-batch i with a watermark, like the peer.\n");
     md.append("2. **direct**: `ReconcilePipeline` on the DirectRunner (batch), `--emitMatches=true`.\n");
     md.append("3. **spark**: `ReconcilePipeline` on the SparkRunner `local[2]` (batch), `--emitMatches=true`.\n");
-    md.append("4. **peer**: the same design natively in Spark Structured Streaming 3.5 + delta-spark 3.3 on `local[2]`: two file streams (one file per side per micro-batch), the same EventParser in a typed map, watermark, `flatMapGroupsWithState` with `EventTimeTimeout` keeping metadata only, and per micro-batch in `foreachBatch`: raw events appended to a Delta table, the MISMATCH payloads fetched back with one pruned broadcast join, diffed, verdicts (MATCH included) appended to a deltas table.\n\n");
+    md.append("4. **peer**: the same design natively in Spark Structured Streaming 3.5 + delta-spark 3.3 on `local[2]`: two file streams (one file per side per micro-batch), the same EventParser in a typed map, watermark, `flatMapGroupsWithState` with `EventTimeTimeout` keeping metadata only, and per micro-batch in `foreachBatch`: raw events appended to a Delta table, the MISMATCH payloads fetched back with one pruned broadcast join, diffed, verdicts (MATCH included) appended to a deltas table.\n");
+    if (ran("flink")) {
+      md.append("5. **flink**: `ReconcilePipeline` on Beam's FlinkRunner `[local]` (an embedded mini cluster, parallelism 2, batch), `--emitMatches=true`, started as `flink run` starts it (`FlinkMain` from the `-flink-run` jar on a Flink 1.19 distribution's class path) in a JVM of its own: Flink's jars do not share a class path with the bench's Spark jars. Start-up runs from starting that JVM to the mini cluster's start; payload fetches are not in the summary it prints (n/a).\n");
+    }
+    md.append("\n");
     md.append("Events/s = input events of both sides / wall time of the contender's work, engine start-up included (start-up is also shown apart). ")
         .append("Verdict counts are final verdicts (after supersession); batch runs must equal the generator's batch expectation, streaming runs its streaming one (where the generator's late records are late).\n\n");
 
@@ -135,7 +142,7 @@ final class ReportWriter {
       md.append(" ").append(s).append(" |");
     }
     md.append("\n|---|").append("---:|".repeat(uniform.size())).append("\n");
-    for (String c : List.of("bare", "direct", "spark", "peer")) {
+    for (String c : contenders()) {
       md.append("| ").append(c).append(" |");
       for (String s : uniform) {
         RunResult x = result(s, c);
@@ -152,7 +159,7 @@ final class ReportWriter {
       md.append("| contender | data set | events/s | data set | events/s | Zipf / uniform |\n|---|---|---:|---|---:|---:|\n");
       for (String z : zipf) {
         String u = "u" + z.substring(1);
-        for (String c : List.of("bare", "direct", "spark", "peer")) {
+        for (String c : contenders()) {
           RunResult xu = result(u, c);
           RunResult xz = result(z, c);
           md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |\n", c, u,
@@ -246,6 +253,19 @@ final class ReportWriter {
       md.append("\n").append(deltaLake);
     }
     Files.writeString(report, md.toString(), StandardCharsets.UTF_8);
+  }
+
+  /** The four contenders of every report, then any other that ran (flink). */
+  private List<String> contenders() {
+    Set<String> all = new LinkedHashSet<>(List.of("bare", "direct", "spark", "peer"));
+    for (RunCommand.Row r : rows) {
+      all.add(r.contender());
+    }
+    return List.copyOf(all);
+  }
+
+  private boolean ran(String contender) {
+    return rows.stream().anyMatch(r -> r.contender().equals(contender));
   }
 
   private static String perMatch(long fetches, long mismatches, long matches) {

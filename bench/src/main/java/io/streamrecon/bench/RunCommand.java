@@ -31,7 +31,9 @@ final class RunCommand implements Callable<Integer> {
       description = "records per data set (about N events per side)")
   List<Integer> sizes;
 
-  @Option(names = "--contenders", split = ",", defaultValue = "bare,direct,spark,peer")
+  @Option(names = "--contenders", split = ",", defaultValue = "bare,direct,spark,peer",
+      description = "bare, direct, spark, peer and (not by default) flink: the FlinkRunner [local] in a"
+          + " JVM of its own, which needs the Flink jars built (" + FlinkContender.BUILD_COMMAND + ")")
   List<String> contenders;
 
   @Option(names = "--zipf-size", defaultValue = "100000", description = "records of the Zipf data set (0 = none)")
@@ -96,6 +98,14 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (contenders.contains("flink")) {
+      // Before any data set is generated or any other contender runs.
+      String absent = FlinkContender.missing(Path.of("").toAbsolutePath());
+      if (absent != null) {
+        System.err.println(absent);
+        return 1;
+      }
+    }
     Files.createDirectories(work);
     String started = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 16);
     // Smaller sets first, the Zipf set before any larger uniform one, the largest last: a slow
@@ -251,7 +261,8 @@ final class RunCommand implements Callable<Integer> {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + xmx);
     cmd.addAll(sparkFlags());
-    if (jfr != null) {
+    boolean ownJvm = contender.equals("flink"); // the contender's pipeline runs in a JVM it starts
+    if (jfr != null && !ownJvm) {
       cmd.add("-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
     }
     cmd.add("-cp");
@@ -261,12 +272,25 @@ final class RunCommand implements Callable<Integer> {
     cmd.add("--data=" + set);
     cmd.add("--work=" + runDir.resolve("work"));
     cmd.add("--result=" + result);
+    if (jfr != null && ownJvm) {
+      cmd.add("--jfr=" + jfr);
+    }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      // SIGTERM first: the JVM's shutdown hooks still dump a JFR recording
+      // SIGTERM first: the JVM's shutdown hooks still dump a JFR recording. A JVM the contender
+      // started (flink) is stopped the same way, whether or not the contender's hook gets to it.
+      List<ProcessHandle> children = p.descendants().toList();
+      children.forEach(ProcessHandle::destroy);
       p.destroy();
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
         p.destroyForcibly().waitFor();
+      }
+      for (ProcessHandle c : children) {
+        try {
+          c.onExit().get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+          c.destroyForcibly();
+        }
       }
       return new Row(name, contender, null, String.format(Locale.ROOT,
           "timed out: not finished after %d min, so below %,.0f events/s", limit.toMinutes(),

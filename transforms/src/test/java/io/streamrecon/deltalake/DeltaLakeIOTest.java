@@ -457,27 +457,9 @@ public class DeltaLakeIOTest {
     assertEquals(10, mismatches.size());
 
     PCollection<PayloadPair> pairs =
-        p.apply(Create.of(List.of(mismatches)).withCoder(ListCoder.of(VerdictCoder.of())))
-            .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
-            .setCoder(VerdictCoder.of())
+        oneBundle(mismatches)
             .apply(DeltaLakeIO.fetchPayloads().withWarehouse(warehouse));
-    PAssert.that(
-            pairs.apply(
-                MapElements.into(TypeDescriptors.strings())
-                    .via(
-                        pp ->
-                            pp.verdict().naturalId()
-                                + " "
-                                + new String(pp.sourcePayload(), StandardCharsets.UTF_8)
-                                + " "
-                                + new String(pp.targetPayload(), StandardCharsets.UTF_8))))
-        .containsInAnyOrder(
-            mismatches.stream()
-                .map(v -> {
-                  int i = Integer.parseInt(v.naturalId().substring(2));
-                  return v.naturalId() + " {\"v\":" + i + "} {\"v\":" + (-i) + "}";
-                })
-                .toList());
+    assertBothPayloads(pairs, mismatches);
     PipelineResult result = p.run();
     result.waitUntilFinish();
     assertEquals("the SOURCE file and the TARGET file", 2, counter(result, "lookup_file_opens"));
@@ -494,11 +476,26 @@ public class DeltaLakeIOTest {
     // One bundle of 10 (as above), read every 3 elements instead of once at its end: a bundle
     // that is a whole Spark partition no longer holds all its payloads at once.
     PCollection<PayloadPair> pairs =
-        p.apply(Create.of(List.of(mismatches)).withCoder(ListCoder.of(VerdictCoder.of())))
-            .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
-            .setCoder(VerdictCoder.of())
+        oneBundle(mismatches)
             .apply("Fetch", ParDo.of(new ReadPayloads.FetchFn(warehouse, 3)))
             .setCoder(io.streamrecon.model.ModelCoders.PayloadPairCoder.of());
+    assertBothPayloads(pairs, mismatches);
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals("4 reads (3, 3, 3, then 1 at the bundle's end) of 2 files", 8,
+        counter(result, "lookup_file_opens"));
+    assertEquals(20, counter(result, "lookup_rows_read"));
+  }
+
+  /** The verdicts as one bundle (one element expanded), as a runner hands a partition over. */
+  private PCollection<Verdict> oneBundle(List<Verdict> verdicts) {
+    return p.apply(Create.of(List.of(verdicts)).withCoder(ListCoder.of(VerdictCoder.of())))
+        .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
+        .setCoder(VerdictCoder.of());
+  }
+
+  /** Each pair carries its verdict's source payload {"v":i} and target payload {"v":-i}. */
+  private static void assertBothPayloads(PCollection<PayloadPair> pairs, List<Verdict> mismatches) {
     PAssert.that(
             pairs.apply(
                 MapElements.into(TypeDescriptors.strings())
@@ -516,11 +513,6 @@ public class DeltaLakeIOTest {
                   return v.naturalId() + " {\"v\":" + i + "} {\"v\":" + (-i) + "}";
                 })
                 .toList());
-    PipelineResult result = p.run();
-    result.waitUntilFinish();
-    assertEquals("4 reads (3, 3, 3, then 1 at the bundle's end) of 2 files", 8,
-        counter(result, "lookup_file_opens"));
-    assertEquals(20, counter(result, "lookup_rows_read"));
   }
 
   @Test

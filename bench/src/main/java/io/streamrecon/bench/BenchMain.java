@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
       GenerateCommand.class,
       RunCommand.class,
       SoakCommand.class,
+      SustainCommand.class,
       ContenderMain.class,
       ReportScaleCommand.class,
       io.streamrecon.deltalake.DeltaLakeLogBench.class,

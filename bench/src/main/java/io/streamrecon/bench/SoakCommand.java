@@ -115,6 +115,34 @@ public final class SoakCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "42")
   long seed;
 
+  @Option(names = "--heapSamples", defaultValue = "true", arity = "1",
+      description = "force a full GC in the pipeline JVM at every sample to read its live heap"
+          + " (false for throughput trials: a forced GC pauses the pipeline)")
+  boolean heapSamples;
+
+  @Option(names = "--finalWaitMinutes", defaultValue = "10",
+      description = "how long to wait for the final verdicts after production ends")
+  double finalWaitMinutes;
+
+  /** Lag samples of the last {@link #call}, for {@link SustainCommand}. */
+  final List<SustainRule.Sample> lagSamples = new ArrayList<>();
+
+  /** The last {@link #call}'s judgement of its produce rate; null if it did not get that far. */
+  SustainRule.Verdict sustain;
+
+  /** Whether the last {@link #call}'s final verdicts agreed with the producer's. */
+  boolean verdictsAgree;
+
+  /** The last {@link #call}'s produce rate, both topics, events per second of planned time. */
+  private double eventsPerSecond;
+
+  double eventsPerSecond() {
+    return eventsPerSecond;
+  }
+
+  /** Seconds from the end of production until every event was stored; -1 if never. */
+  private double drainSeconds = -1;
+
   @Override
   public Integer call() throws Exception {
     if (!engine.equals("spark") && !engine.equals("flink")) {
@@ -169,7 +197,7 @@ public final class SoakCommand implements Callable<Integer> {
           Instant next = t0.plusSeconds((long) sampleSeconds * (minute + 1));
           sleepUntil(next);
           minute++;
-          long heap = heapAfterFullGc(pipeline.pid(), gcLog);
+          long heap = heapSamples ? heapAfterFullGc(pipeline.pid(), gcLog) : -1;
           BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;
           if (b.lastBatchTime() > 0) {
             lastBatchTime = b.lastBatchTime();
@@ -177,8 +205,13 @@ public final class SoakCommand implements Callable<Integer> {
           // From the tables, on every runner (Flink streaming prints no progress lines).
           long raw = TableRows.count(conf, warehouse.toString(), DeltaLakeIO.RAW_EVENTS);
           long verdicts = TableRows.count(conf, warehouse.toString(), DeltaLakeIO.DELTAS);
+          if (!producer.done()) {
+            lagSamples.add(new SustainRule.Sample(
+                Duration.between(t0, Instant.now()).toMillis() / 1e3,
+                producer.eventsProduced() - raw));
+          }
           tee(out, String.format(Locale.ROOT,
-              "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %s | %,d | %.1f | %s | %s | %s | %.1f |",
+              "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %.1f |",
               minute * sampleSeconds / 60.0, producer.idsProduced(), producer.eventsProduced(),
               producer.runnerKeys(buckets), b.count() < 0 ? "–" : String.valueOf(b.count()),
               b.count() <= 0 ? "–" : String.valueOf(b.avgMillis()),
@@ -188,7 +221,8 @@ public final class SoakCommand implements Callable<Integer> {
               // than the interval, the labels fall behind wall time, and so does the checkpoint.
               lastBatchTime <= 0 ? "–" : String.format(Locale.ROOT, "%.0f",
                   (System.currentTimeMillis() - lastBatchTime) / 1000.0),
-              heap, bytesUnder(warehouse.resolve("_checkpoints")) / 1e6,
+              heap < 0 ? "–" : String.format(Locale.ROOT, "%,d", heap),
+              bytesUnder(warehouse.resolve("_checkpoints")) / 1e6,
               String.format(Locale.ROOT, "%,d", raw),
               String.format(Locale.ROOT, "%,d", producer.eventsProduced() - raw),
               String.format(Locale.ROOT, "%,d", verdicts), load()));
@@ -205,11 +239,21 @@ public final class SoakCommand implements Callable<Integer> {
           return 1;
         }
         producer.awaitSent();
+        double productionSeconds = Duration.between(t0, producer.endedAt()).toMillis() / 1e3;
         tee(out, "");
         tee(out, String.format(Locale.ROOT, "production ended after %.1f min: %,d ids, %,d events",
-            Duration.between(t0, Instant.now()).toMillis() / 60e3, producer.idsProduced(),
-            producer.eventsProduced()));
+            productionSeconds / 60, producer.idsProduced(), producer.eventsProduced()));
         FinalCheck check = finalCheck(out, producer, pipeline, conf, warehouse.toString());
+        verdictsAgree = check.agree();
+        eventsPerSecond = producer.eventsProduced() / (minutes * 60);
+        sustain = SustainRule.judge(lagSamples, eventsPerSecond,
+            minutes * 60, productionSeconds, drainSeconds);
+        tee(out, String.format(Locale.ROOT, "rate %.0f ids/s (%.0f events/s): %s; lag max %.1f s,"
+                + " first third %.1f s, last third %.1f s; stored %.0f s after production (%s)",
+            ids / (minutes * 60), eventsPerSecond, sustain.held() ? "held" : "NOT held",
+            sustain.maxLagSeconds(),
+            sustain.firstThirdSeconds(), sustain.lastThirdSeconds(), sustain.drainSeconds(),
+            sustain.reason()));
         reportLatency(out, producer, conf, warehouse.toString(), check.deltas(), pairingTimeout);
         return check.agree() ? 0 : 1;
       } finally {
@@ -230,7 +274,7 @@ public final class SoakCommand implements Callable<Integer> {
       throws Exception {
     SoakProducer.Counts want = producer.counts();
     long expectedRows = want.mismatch() + want.missingInTarget() + want.missingInSource();
-    Instant deadline = Instant.now().plus(Duration.ofMinutes(10));
+    Instant deadline = Instant.now().plusMillis((long) (finalWaitMinutes * 60_000));
     boolean stored = false;
     Map<Status, Long> finals = new EnumMap<>(Status.class);
     List<StoredDeltaRecord> deltas = List.of();
@@ -238,6 +282,7 @@ public final class SoakCommand implements Callable<Integer> {
     while (Instant.now().isBefore(deadline) && pipeline.isAlive()) {
       if (!stored && TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS) >= producer.eventsProduced()) {
         stored = true;
+        drainSeconds = Duration.between(producer.endedAt(), Instant.now()).toMillis() / 1e3;
         tee(out, "all produced events stored " + Duration.between(producer.endedAt(), Instant.now())
             .toSeconds() + " s after production ended");
       }
@@ -360,8 +405,17 @@ public final class SoakCommand implements Callable<Integer> {
       cmd.add("-Dspark.ui.port=" + uiPort);
       cp = cp != null ? cp : System.getProperty("java.class.path");
       main = main != null ? main : "io.streamrecon.pipeline.StreamRecon";
-      runner = List.of("--runner=SparkRunner", "--sparkMaster=local[2]",
-          "--checkpointDir=" + warehouse.resolve("_checkpoints").resolve("soak"));
+      List<String> spark = new ArrayList<>(List.of("--runner=SparkRunner", "--sparkMaster=local[2]",
+          "--checkpointDir=" + warehouse.resolve("_checkpoints").resolve("soak")));
+      // The Spark runner module sets these for unbounded runs (SparkRecovery); this JVM runs
+      // StreamRecon without it, so the soak passes the same defaults unless told otherwise.
+      for (String d : List.of("--batchIntervalMillis=5000", "--checkpointDurationMillis=5000")) {
+        String name = d.substring(0, d.indexOf('=') + 1);
+        if (pipelineArgs.stream().noneMatch(a -> a.startsWith(name))) {
+          spark.add(d);
+        }
+      }
+      runner = spark;
     } else {
       String version = "0.1.0-SNAPSHOT";
       cp = cp != null ? cp : root.resolve("runners/dist/flink/target/jars") + "/*"

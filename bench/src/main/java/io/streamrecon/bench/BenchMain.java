@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       SoakCommand.class,
       SustainCommand.class,
+      StreamingChart.class,
       ContenderMain.class,
       ReportScaleCommand.class,
       io.streamrecon.deltalake.DeltaLakeLogBench.class,

@@ -90,11 +90,12 @@ final class ReportWriter {
 
     md.append("## Throughput, heap, Delta Lake writes, fetches\n\n");
     md.append("![throughput](throughput.png)\n\n");
-    md.append("| data set | contender | events | wall s | start-up s | events/s | × bare | peak heap MB | live heap MB | Delta Lake files | commits | payload fetches | per mismatch | per match | verdicts |\n");
-    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    md.append("Wall s is the median of the runs listed (a run shorter than the repeat threshold was repeated); load is the 1-minute load average at the end of each run.\n\n");
+    md.append("| data set | contender | events | wall s | runs: wall s | load | start-up s | events/s | × bare | peak heap MB | live heap MB | Delta Lake files | commits | payload fetches | per mismatch | per match | verdicts |\n");
+    md.append("|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (RunCommand.Row r : rows) {
       if (r.result() == null) {
-        md.append("| ").append(r.dataSet()).append(" | ").append(r.contender()).append(" | | | | | | | | | | | | | ")
+        md.append("| ").append(r.dataSet()).append(" | ").append(r.contender()).append(" | | | | | | | | | | | | | | | ")
             .append(r.failure()).append(" |\n");
         continue;
       }
@@ -103,8 +104,9 @@ final class ReportWriter {
       long mm = x.mismatchesEmitted();
       long fetches = x.payloadFetches();
       md.append(String.format(Locale.ROOT,
-          "| %s | %s | %,d | %.1f | %.1f | %,.0f | %s | %,d | %,d | %s | %s | %s | %s | %s | %s |\n",
-          r.dataSet(), r.contender(), x.events(), x.wallSeconds(), x.startupSeconds(), x.eventsPerSecond(),
+          "| %s | %s | %,d | %.1f | %s | %s | %.1f | %,.0f | %s | %,d | %,d | %s | %s | %s | %s | %s | %s |\n",
+          r.dataSet(), r.contender(), x.events(), x.wallSeconds(), list(r.walls()), list(r.loads()),
+          x.startupSeconds(), x.eventsPerSecond(),
           bare == null ? "" : String.format(Locale.ROOT, "%.3f", x.eventsPerSecond() / bare),
           x.peakHeapBytes() >> 20, x.peakLiveHeapBytes() >> 20,
           dash(x.deltaLakeFiles(), x.contender()), dash(x.deltaLakeCommits(), x.contender()),
@@ -245,7 +247,7 @@ final class ReportWriter {
         all.add(r.dataSet() + " " + r.contender() + ": " + r.failure() + ".");
       }
     }
-    all.add("Other processes shared the 2 cores during some runs (see the load average); figures are single runs, not medians.");
+    all.add("A load above 2 in the table means something besides the contender used the 2 cores at the end of that run; the contender's own threads count too.");
     for (String n : all) {
       md.append("- ").append(n).append("\n");
     }
@@ -273,6 +275,11 @@ final class ReportWriter {
       return "";
     }
     return String.format(Locale.ROOT, "%.2f", Math.max(0, fetches - 2 * mismatches) / (double) matches);
+  }
+
+  private static String list(List<Double> values) {
+    return String.join(", ",
+        values.stream().map(v -> String.format(Locale.ROOT, "%.1f", v)).toList());
   }
 
   private static String dash(long v, String contender) {

@@ -130,6 +130,9 @@ public final class SoakCommand implements Callable<Integer> {
   /** The last {@link #call}'s judgement of its produce rate; null if it did not get that far. */
   SustainRule.Verdict sustain;
 
+  /** The last {@link #call}'s verdict latency; null if it did not get that far. */
+  VerdictLatency.Summary latency;
+
   /** Whether the last {@link #call}'s final verdicts agreed with the producer's. */
   boolean verdictsAgree;
 
@@ -352,7 +355,8 @@ public final class SoakCommand implements Callable<Integer> {
             + " (commitInfo.timestamp) minus when it was due; Kafka append times are the broker's"
             + " (LogAppendTime)", engine, timeout));
     lines.add("");
-    lines.addAll(latency.summarize().markdown());
+    this.latency = latency.summarize();
+    lines.addAll(this.latency.markdown());
     if (notProduced > 0 || noCommit > 0) {
       lines.add(String.format(Locale.ROOT,
           "(not measured: %,d rows of ids the producer has no times for (the hot id), %,d rows in"

@@ -1,5 +1,6 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.json.JsonSupport;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,9 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -31,6 +34,9 @@ import picocli.CommandLine.Option;
     description = "Highest produce rate an engine holds on Kafka with bounded lag, then latency at"
         + " half of it.")
 public final class SustainCommand implements Callable<Integer> {
+  /** The search's figures, machine-readable, for {@link StreamingChart}. */
+  static final String JSON = "sustain.json";
+
   @Option(names = "--dir", required = true, description = "empty scratch directory (kept)")
   Path dir;
 
@@ -82,10 +88,15 @@ public final class SustainCommand implements Callable<Integer> {
         SustainRule.MAX_LAG_SECONDS, SustainRule.WARM_UP_SECONDS, SustainRule.MAX_GROWTH_SECONDS,
         SustainRule.MAX_DRAIN_SECONDS), StandardCharsets.UTF_8);
     double highest = 0;
+    double highestEvents = 0;
+    List<Map<String, Object>> trials = new ArrayList<>();
     for (double rate : rates) {
       SoakCommand trial = trial("rate-" + Math.round(rate), rate);
       append(report, row("rate-" + Math.round(rate), rate, trial));
+      trials.add(summary(rate, trial));
       if (!trial.verdictsAgree) {
+        JsonSupport.mapper().writeValue(dir.resolve(JSON).toFile(), Map.of("engine", engine,
+            "trials", trials, "verdictsAgree", false));
         append(report, "\nThe verdicts of the trial at " + Math.round(rate)
             + " ids/s disagree with the producer's: the search stops (see its soak.md).\n");
         return 1;
@@ -94,13 +105,27 @@ public final class SustainCommand implements Callable<Integer> {
         break;
       }
       highest = rate;
+      highestEvents = trial.eventsPerSecond();
     }
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("engine", engine);
+    json.put("minutes", minutes);
+    json.put("trials", trials);
+    json.put("highestIdsPerSecond", highest);
+    json.put("highestEventsPerSecond", highestEvents);
     append(report, highest == 0
         ? "\nNo rate tried was held.\n"
         : String.format(Locale.ROOT, "%nHighest rate held: %.0f ids/s.%n", highest));
     if (latency && highest > 0) {
       SoakCommand half = trial("latency-" + Math.round(highest / 2), highest / 2);
       append(report, row("latency at half", highest / 2, half));
+      Map<String, Object> lat = summary(highest / 2, half);
+      if (half.latency != null) {
+        Map<String, Object> byStatus = new LinkedHashMap<>();
+        half.latency.byStatus().forEach((status, p) -> byStatus.put(status.name(), p));
+        lat.put("percentilesMillis", byStatus);
+      }
+      json.put("latency", lat);
       Path latencyMd = dir.resolve("latency-" + Math.round(highest / 2)).resolve("latency.md");
       if (Files.exists(latencyMd)) {
         append(report, "\n" + Files.readString(latencyMd, StandardCharsets.UTF_8));
@@ -109,8 +134,19 @@ public final class SustainCommand implements Callable<Integer> {
         return 1;
       }
     }
+    JsonSupport.mapper().writerWithDefaultPrettyPrinter()
+        .writeValue(dir.resolve(JSON).toFile(), json);
     System.out.println(Files.readString(report, StandardCharsets.UTF_8));
     return 0;
+  }
+
+  private static Map<String, Object> summary(double idsPerSecond, SoakCommand trial) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("idsPerSecond", idsPerSecond);
+    m.put("eventsPerSecond", trial.eventsPerSecond());
+    m.put("verdictsAgree", trial.verdictsAgree);
+    m.put("judgement", trial.sustain);
+    return m;
   }
 
   private SoakCommand trial(String name, double idsPerSecond) {

@@ -1,0 +1,93 @@
+package io.streamrecon.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.streamrecon.json.JsonSupport;
+import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.geom.Rectangle2D;
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import javax.imageio.ImageIO;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.plot.CategoryPlot;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.chart.renderer.category.StandardBarPainter;
+import org.jfree.data.category.DefaultCategoryDataset;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The report's streaming chart (issue 11 point 5), drawn from the {@code sustain.json} of {@code
+ * bin/bench sustain} runs: on the left the highest produce rate each engine held for the trial
+ * length with bounded lag, in events per second; on the right the verdict latency of MATCH and
+ * MISMATCH (p50, p95, p99) at half that rate.
+ */
+@Command(name = "streaming-chart",
+    description = "Draws sustained throughput and verdict latency from sustain.json files.")
+public final class StreamingChart implements Callable<Integer> {
+  private static final Map<String, String> LABELS = Map.of(
+      "flink", "streamrecon, FlinkRunner [local]",
+      "spark", "streamrecon, SparkRunner local[2]",
+      "peer", "Structured Streaming peer");
+
+  @Option(names = "--sustain", split = ",", required = true,
+      description = "directories of bin/bench sustain runs, one per engine")
+  List<Path> dirs;
+
+  @Option(names = "--out", defaultValue = "bench/streaming.png")
+  Path out;
+
+  @Override
+  public Integer call() throws Exception {
+    DefaultCategoryDataset rate = new DefaultCategoryDataset();
+    DefaultCategoryDataset latency = new DefaultCategoryDataset();
+    for (Path d : dirs) {
+      JsonNode s = JsonSupport.mapper().readTree(d.resolve(SustainCommand.JSON).toFile());
+      String engine = s.path("engine").asText();
+      String label = LABELS.getOrDefault(engine, engine);
+      rate.addValue(s.path("highestEventsPerSecond").asDouble(), "held 5 min", label);
+      JsonNode p = s.path("latency").path("percentilesMillis");
+      for (String status : List.of("MATCH", "MISMATCH")) {
+        JsonNode q = p.path(status);
+        if (q.path("count").asLong() > 0) {
+          for (String pct : List.of("p50", "p95", "p99")) {
+            latency.addValue(q.path(pct).asLong() / 1000.0, status + " " + pct, label);
+          }
+        }
+      }
+    }
+    JFreeChart left = ChartFactory.createBarChart("Highest rate held (bounded lag)", null,
+        "events per second (both topics)", rate, PlotOrientation.VERTICAL, false, false, false);
+    JFreeChart right = ChartFactory.createBarChart("Verdict latency at half that rate", null,
+        "seconds from the later Kafka append to the Delta Lake commit", latency,
+        PlotOrientation.VERTICAL, true, false, false);
+    for (JFreeChart c : List.of(left, right)) {
+      c.setBackgroundPaint(Color.WHITE);
+      CategoryPlot plot = c.getCategoryPlot();
+      plot.setBackgroundPaint(Color.WHITE);
+      plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+      ((BarRenderer) plot.getRenderer()).setBarPainter(new StandardBarPainter());
+    }
+    int w = 1400;
+    int h = 560;
+    BufferedImage img = new BufferedImage(w, h, BufferedImage.TYPE_INT_RGB);
+    Graphics2D g = img.createGraphics();
+    g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+    g.setColor(Color.WHITE);
+    g.fillRect(0, 0, w, h);
+    left.draw(g, new Rectangle2D.Double(0, 0, w * 0.4, h));
+    right.draw(g, new Rectangle2D.Double(w * 0.4, 0, w * 0.6, h));
+    g.dispose();
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    ImageIO.write(img, "png", out.toFile());
+    System.out.println("chart: " + out);
+    return 0;
+  }
+}

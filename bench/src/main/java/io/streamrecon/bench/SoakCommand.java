@@ -211,7 +211,9 @@ public final class SoakCommand implements Callable<Integer> {
           if (!producer.done()) {
             lagSamples.add(new SustainRule.Sample(
                 Duration.between(t0, Instant.now()).toMillis() / 1e3,
-                producer.eventsProduced() - raw));
+                producer.eventsProduced() - raw,
+                lastBatchTime <= 0 ? Double.NaN
+                    : (System.currentTimeMillis() - lastBatchTime) / 1000.0));
           }
           tee(out, String.format(Locale.ROOT,
               "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %.1f |",
@@ -308,12 +310,15 @@ public final class SoakCommand implements Callable<Integer> {
     }
     tee(out, String.format(Locale.ROOT,
         "final verdicts %s: expected mismatch %,d, missing in target %,d, missing in source %,d"
-            + " (and %,d MATCH, not written); deltas table: mismatch %,d, missing in target %,d,"
-            + " missing in source %,d%s",
+            + " and match %,d%s; deltas table: mismatch %,d, missing in target %,d,"
+            + " missing in source %,d, match %,d%s",
         agree ? "agree" : "DISAGREE", want.mismatch(), want.missingInTarget(),
-        want.missingInSource(), want.match(), finals.getOrDefault(Status.MISMATCH, 0L),
+        want.missingInSource(), want.match(),
+        matchesWritten() ? "" : " (not written without --emitMatches, not compared)",
+        finals.getOrDefault(Status.MISMATCH, 0L),
         finals.getOrDefault(Status.MISSING_IN_TARGET, 0L),
         finals.getOrDefault(Status.MISSING_IN_SOURCE, 0L),
+        finals.getOrDefault(Status.MATCH, 0L),
         hotShare > 0 ? " (hot id: its new versions may add MISMATCH verdicts)" : ""));
     return new FinalCheck(agree, deltas);
   }
@@ -367,8 +372,17 @@ public final class SoakCommand implements Callable<Integer> {
     Files.write(dir.resolve("latency.md"), lines, StandardCharsets.UTF_8);
   }
 
+  private boolean matchesWritten() {
+    return pipelineArgs.contains("--emitMatches=true") || pipelineArgs.contains("--emitMatches");
+  }
+
   private boolean agrees(Map<Status, Long> finals, SoakProducer.Counts want) {
     long mm = finals.getOrDefault(Status.MISMATCH, 0L);
+    // The hot id's new versions turn MATCHes into MISMATCHes: its counts are not exact.
+    if (matchesWritten() && hotShare == 0
+        && finals.getOrDefault(Status.MATCH, 0L) != want.match()) {
+      return false;
+    }
     return finals.getOrDefault(Status.MISSING_IN_TARGET, 0L) == want.missingInTarget()
         && finals.getOrDefault(Status.MISSING_IN_SOURCE, 0L) == want.missingInSource()
         && (hotShare > 0 ? mm >= want.mismatch() : mm == want.mismatch());

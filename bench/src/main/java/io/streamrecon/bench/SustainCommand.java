@@ -76,7 +76,7 @@ public final class SustainCommand implements Callable<Integer> {
     Files.createDirectories(dir);
     Path report = dir.resolve("sustain.md");
     Files.writeString(report, String.format(Locale.ROOT,
-        "# Sustained rate: engine %s, %.0f minutes per trial (%s UTC, load average at start %.1f)%n%n"
+        "# Sustained rate: engine %s, %.0f minutes per trial (%s, load average at start %.1f)%n%n"
             + "Held = storage lag (events produced minus stored in raw_events, in seconds of"
             + " production) below %.0f s after a %.0f s warm-up, its last third at most %.0f s above"
             + " its first third, everything stored within %.0f s after production, and the producer"

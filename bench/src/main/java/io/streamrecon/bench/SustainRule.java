@@ -26,17 +26,32 @@ import java.util.Locale;
  *       planned length), or the trial measured the producer, not the engine.
  * </ol>
  *
- * Wrong verdicts are not judged here: they fail the soak outright.
+ * <p>On an engine with a batch schedule (Spark streaming), the samples also carry how far the
+ * last completed micro-batch's time is behind wall time. Beam's Spark source reads whatever is
+ * in Kafka when a batch runs, so a late batch reads more and the storage lag can look bounded
+ * while the batches fall further behind their schedule, and every verdict with them. That
+ * schedule lag must stay below {@link #MAX_SCHEDULE_LAG_SECONDS} and must not grow either (same
+ * rule as the storage lag).
+ *
+ * <p>Wrong verdicts are not judged here: they fail the soak outright.
  */
 final class SustainRule {
   static final double WARM_UP_SECONDS = 60;
   static final double MAX_LAG_SECONDS = 30;
   static final double MAX_GROWTH_SECONDS = 5;
   static final double MAX_DRAIN_SECONDS = 30;
+  static final double MAX_SCHEDULE_LAG_SECONDS = 60;
   static final double MAX_PRODUCTION_OVERRUN = 0.05;
 
-  /** One sample: seconds since production began, events produced minus events stored. */
-  record Sample(double atSeconds, long lagEvents) {}
+  /**
+   * One sample: seconds since production began, events produced minus events stored, and the
+   * batch schedule's lag in seconds (NaN where the engine has no batch schedule).
+   */
+  record Sample(double atSeconds, long lagEvents, double scheduleLagSeconds) {
+    Sample(double atSeconds, long lagEvents) {
+      this(atSeconds, lagEvents, Double.NaN);
+    }
+  }
 
   /** The judgement, with the figures it rests on (lags in seconds of production). */
   record Verdict(
@@ -70,6 +85,15 @@ final class SustainRule {
     double first = mean(judged.subList(0, Math.min(third, judged.size())), eventsPerSecond);
     double last = mean(judged.subList(Math.max(0, judged.size() - third), judged.size()),
         eventsPerSecond);
+    List<Sample> scheduled =
+        judged.stream().filter(x -> !Double.isNaN(x.scheduleLagSeconds())).toList();
+    int schedThird = Math.max(1, scheduled.size() / 3);
+    double schedMax =
+        scheduled.stream().mapToDouble(Sample::scheduleLagSeconds).max().orElse(0);
+    double schedFirst = scheduled.stream().limit(schedThird)
+        .mapToDouble(Sample::scheduleLagSeconds).average().orElse(0);
+    double schedLast = scheduled.stream().skip(Math.max(0, scheduled.size() - schedThird))
+        .mapToDouble(Sample::scheduleLagSeconds).average().orElse(0);
     String reason;
     if (judged.size() < 3) {
       reason = "fewer than 3 samples after the warm-up: production too short to judge";
@@ -82,6 +106,13 @@ final class SustainRule {
     } else if (last > first + MAX_GROWTH_SECONDS) {
       reason = String.format(Locale.ROOT, "lag grew from %.1f s to %.1f s (allowed +%.0f s)",
           first, last, MAX_GROWTH_SECONDS);
+    } else if (schedMax > MAX_SCHEDULE_LAG_SECONDS) {
+      reason = String.format(Locale.ROOT, "micro-batches fell %.0f s behind schedule (bound %.0f s)",
+          schedMax, MAX_SCHEDULE_LAG_SECONDS);
+    } else if (schedLast > schedFirst + MAX_GROWTH_SECONDS) {
+      reason = String.format(Locale.ROOT,
+          "micro-batches fell further behind schedule, from %.0f s to %.0f s (allowed +%.0f s)",
+          schedFirst, schedLast, MAX_GROWTH_SECONDS);
     } else if (drainSeconds < 0 || drainSeconds > MAX_DRAIN_SECONDS) {
       reason = drainSeconds < 0 ? "not every event was stored"
           : String.format(Locale.ROOT, "storing the backlog took %.0f s after production (bound"

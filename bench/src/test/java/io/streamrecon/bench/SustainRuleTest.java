@@ -76,4 +76,27 @@ public class SustainRuleTest {
     assertFalse(v.held());
     assertThat(v.reason(), containsString("fewer than 3 samples"));
   }
+
+  /** Spark: storage keeps up (a late batch reads more) while the batches fall behind schedule. */
+  @Test
+  public void batchesFallingBehindScheduleAreNotHeld() {
+    List<Sample> growing = new ArrayList<>();
+    List<Sample> steady = new ArrayList<>();
+    for (int i = 1; i <= 15; i++) {
+      growing.add(new Sample(i * 20.0, 10_000, 10.0 + 4 * i)); // 14 s ... 70 s behind
+      steady.add(new Sample(i * 20.0, 10_000, i % 2 == 0 ? 30 : 10));
+    }
+    Verdict v = SustainRule.judge(growing, RATE, PLANNED, 300, 5);
+    assertFalse(v.held());
+    assertThat(v.reason(), containsString("behind schedule"));
+    assertTrue(SustainRule.judge(steady, RATE, PLANNED, 300, 5).held());
+
+    List<Sample> slowGrowth = new ArrayList<>();
+    for (int i = 1; i <= 15; i++) {
+      slowGrowth.add(new Sample(i * 20.0, 10_000, 10.0 + 2 * i)); // 18 s ... 40 s, below 60
+    }
+    Verdict g = SustainRule.judge(slowGrowth, RATE, PLANNED, 300, 5);
+    assertFalse(g.held());
+    assertThat(g.reason(), containsString("fell further behind schedule"));
+  }
 }

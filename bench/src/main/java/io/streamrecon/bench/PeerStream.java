@@ -65,7 +65,7 @@ import picocli.CommandLine.Option;
  * source's backlog before each micro-batch, and a batch reads all there is, so a side is seen
  * empty at the start of a batch that read none of its rows ({@code recentProgress}: the batch's
  * timestamp) and whenever the query waits for data ({@code status}); it is seen with records at
- * the start of a batch that read some. The driver polls both every second ({@link IdleRule}); once
+ * the start of a batch whose offsets for it moved ({@link #readRecords}). The driver polls both every second ({@link IdleRule}); once
  * a side has been seen empty for {@code --kafkaIdleAfter} since it was last seen with records, it
  * drops a heartbeat line into that side's heartbeat directory every {@code --heartbeatInterval},
  * stamped with <em>the time the side was last seen empty</em>: a file stream unioned into the side
@@ -345,7 +345,7 @@ final class PeerStream implements Callable<Integer> {
         for (Side side : Side.values()) {
           // Spark's Kafka source describes itself as KafkaV2[Subscribe[<topic>]]
           if (source.description().contains("[" + topics.get(side) + "]")) {
-            idle.get(side).observed(startedAt, source.numInputRows() > 0);
+            idle.get(side).observed(startedAt, readRecords(source));
           }
         }
       }
@@ -354,6 +354,18 @@ final class PeerStream implements Callable<Integer> {
       idle.values().forEach(rule -> rule.observed(now, false));
     }
     return seen;
+  }
+
+  /**
+   * Whether a batch read records of this Kafka source: its offsets moved. Not numInputRows alone:
+   * Spark reports 0 for every source of a batch whose execution plan has fewer leaves than its
+   * logical plan ("Could not report metrics as number leaves ... did not match"), which the union
+   * with a heartbeat stream that has no new file causes. The first batch (no start offset) counts
+   * as having read.
+   */
+  static boolean readRecords(SourceProgress source) {
+    return source.numInputRows() > 0
+        || !java.util.Objects.equals(source.startOffset(), source.endOffset());
   }
 
   /**

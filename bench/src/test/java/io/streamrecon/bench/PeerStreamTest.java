@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.Map;
+import org.apache.spark.sql.streaming.SourceProgress;
 import org.apache.spark.sql.streaming.StreamingQueryStatus;
 import org.junit.Test;
 import picocli.CommandLine;
@@ -112,6 +113,21 @@ public class PeerStreamTest {
     assertTrue(PeerStream.waitingForData(new StreamingQueryStatus("Waiting for next trigger", false, false)));
     assertFalse(PeerStream.waitingForData(new StreamingQueryStatus("Waiting for next trigger", true, false)));
     assertFalse(PeerStream.waitingForData(new StreamingQueryStatus("Processing new data", false, true)));
+  }
+
+  @Test
+  public void aKafkaSourceReadRecordsWhenItsOffsetsMovedWhateverItsRowCount() {
+    String a = "{\"soak-src\":{\"0\":10,\"1\":7}}";
+    String b = "{\"soak-src\":{\"0\":12,\"1\":7}}";
+    assertTrue(PeerStream.readRecords(source(a, b, 0))); // rows not reported, offsets moved
+    assertTrue(PeerStream.readRecords(source(a, a, 3)));
+    assertFalse(PeerStream.readRecords(source(a, a, 0)));
+    assertTrue(PeerStream.readRecords(source(null, a, 0))); // the first batch
+  }
+
+  private static SourceProgress source(String start, String end, long rows) {
+    return new SourceProgress("KafkaV2[Subscribe[soak-src]]", start, end, end, rows, 0, 0,
+        java.util.Map.of());
   }
 
   @Test

@@ -38,7 +38,8 @@ public final class StreamingChart implements Callable<Integer> {
       "peer", "Structured Streaming peer");
 
   @Option(names = "--sustain", split = ",", required = true,
-      description = "directories of bin/bench sustain runs, one per engine")
+      description = "bin/bench sustain directories (their sustain.json) or sustain.json files,"
+          + " one per engine")
   List<Path> dirs;
 
   @Option(names = "--out", defaultValue = "bench/streaming.png")
@@ -49,10 +50,17 @@ public final class StreamingChart implements Callable<Integer> {
     DefaultCategoryDataset rate = new DefaultCategoryDataset();
     DefaultCategoryDataset latency = new DefaultCategoryDataset();
     for (Path d : dirs) {
-      JsonNode s = JsonSupport.mapper().readTree(d.resolve(SustainCommand.JSON).toFile());
+      Path file = Files.isDirectory(d) ? d.resolve(SustainCommand.JSON) : d;
+      JsonNode s = JsonSupport.mapper().readTree(file.toFile());
       String engine = s.path("engine").asText();
       String label = LABELS.getOrDefault(engine, engine);
-      rate.addValue(s.path("highestEventsPerSecond").asDouble(), "held 5 min", label);
+      boolean allHeld = true;
+      for (JsonNode t : s.path("trials")) {
+        allHeld &= t.path("judgement").path("held").asBoolean();
+      }
+      // Every rate tried held: the figure is a floor, not the engine's ceiling.
+      rate.addValue(s.path("highestEventsPerSecond").asDouble(), "held 5 min",
+          allHeld ? label + " (≥: every rate tried)" : label);
       JsonNode p = s.path("latency").path("percentilesMillis");
       for (String status : List.of("MATCH", "MISMATCH")) {
         JsonNode q = p.path(status);

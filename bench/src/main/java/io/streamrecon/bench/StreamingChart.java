@@ -33,9 +33,9 @@ import picocli.CommandLine.Option;
     description = "Draws sustained throughput and verdict latency from sustain.json files.")
 public final class StreamingChart implements Callable<Integer> {
   private static final Map<String, String> LABELS = Map.of(
-      "flink", "streamrecon, FlinkRunner [local]",
-      "spark", "streamrecon, SparkRunner local[2]",
-      "peer", "Structured Streaming peer");
+      "flink", "Flink",
+      "spark", "Spark",
+      "peer", "SS peer");
 
   @Option(names = "--sustain", split = ",", required = true,
       description = "bin/bench sustain directories (their sustain.json) or sustain.json files,"
@@ -60,7 +60,7 @@ public final class StreamingChart implements Callable<Integer> {
       }
       // Every rate tried held: the figure is a floor, not the engine's ceiling.
       rate.addValue(s.path("highestEventsPerSecond").asDouble(), "held 5 min",
-          allHeld ? label + " (≥: every rate tried)" : label);
+          allHeld ? label + " (≥)" : label);
       JsonNode p = s.path("latency").path("percentilesMillis");
       for (String status : List.of("MATCH", "MISMATCH")) {
         JsonNode q = p.path(status);
@@ -71,7 +71,8 @@ public final class StreamingChart implements Callable<Integer> {
         }
       }
     }
-    JFreeChart left = ChartFactory.createBarChart("Highest rate held (bounded lag)", null,
+    JFreeChart left = ChartFactory.createBarChart("Highest rate held (bounded lag)",
+        "≥: every rate tried held",
         "events per second (both topics)", rate, PlotOrientation.VERTICAL, false, false, false);
     JFreeChart right = ChartFactory.createBarChart("Verdict latency at half that rate", null,
         "seconds from the later Kafka append to the Delta Lake commit", latency,

@@ -45,7 +45,8 @@ import picocli.CommandLine.Option;
 /**
  * The state soak (issue 9): a real broker in its own JVM, {@link SoakProducer} producing a steady
  * stream of distinct natural ids to both topics, and the pipeline in its own JVM (SparkRunner
- * {@code local[2]} streaming, or FlinkRunner {@code [local]}); every {@code --sampleSeconds} a row
+ * {@code local[2]} streaming, FlinkRunner {@code [local]}, or the Structured Streaming peer {@link
+ * PeerStream}); every {@code --sampleSeconds} a row
  * of what decides whether state stays bounded: micro-batch processing time (Spark's REST API),
  * heap after a full GC (forced with {@code jcmd GC.run}, read from the JVM's GC log), bytes under
  * the checkpoint directory, the runner keys the pairing has seen, and how far storage lags behind

@@ -10,10 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StateOperatorProgress;
@@ -118,14 +116,7 @@ final class PeerContender {
             .union(sideStream(spark, flushDir, FLUSH));
 
     EventParser parser = new EventParser(ParseConfig.defaults());
-    Dataset<PeerRows.InEvent> events =
-        lines
-            .map(
-                (MapFunction<Row, PeerRows.InEvent>)
-                    row -> PeerSteps.parse(parser, row.getString(1), row.getString(0)),
-                Encoders.bean(PeerRows.InEvent.class))
-            .withWatermark("eventTime", delay)
-            .as(Encoders.bean(PeerRows.InEvent.class));
+    Dataset<PeerRows.InEvent> events = PeerSteps.parseWithWatermark(lines, parser, delay);
 
     Dataset<PeerRows.Out> out = PeerSteps.pair(events, timeout, dupAcc, supAcc);
 

@@ -18,6 +18,7 @@ import org.apache.spark.api.java.function.FlatMapGroupsWithStateFunction;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.streaming.GroupState;
 import org.apache.spark.sql.streaming.GroupStateTimeout;
 import org.apache.spark.sql.streaming.OutputMode;
@@ -59,6 +60,21 @@ final class PeerSteps {
     e.setHash(parsed.sha256());
     e.setPayload(marker ? null : value);
     return e;
+  }
+
+  /**
+   * Lines or record values (columns {@code value}, {@code side}) parsed into events, with a
+   * watermark {@code delay} behind their largest event time.
+   */
+  static Dataset<PeerRows.InEvent> parseWithWatermark(
+      Dataset<Row> lines, EventParser parser, String delay) {
+    return lines
+        .map(
+            (MapFunction<Row, PeerRows.InEvent>)
+                row -> parse(parser, row.getString(1), row.getString(0)),
+            Encoders.bean(PeerRows.InEvent.class))
+        .withWatermark("eventTime", delay)
+        .as(Encoders.bean(PeerRows.InEvent.class));
   }
 
   /**

@@ -25,10 +25,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.core.config.Configurator;
-import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.DataStreamWriter;
@@ -314,14 +312,7 @@ final class PeerStream implements Callable<Integer> {
     Dataset<Row> heartbeats =
         spark.readStream().option("cleanSource", "delete").text(heartbeatDir.toString())
             .select(col("value"), lit(HEARTBEAT).as("side"));
-    return records
-        .union(heartbeats)
-        .map(
-            (MapFunction<Row, PeerRows.InEvent>)
-                row -> PeerSteps.parse(parser, row.getString(1), row.getString(0)),
-            Encoders.bean(PeerRows.InEvent.class))
-        .withWatermark("eventTime", delay)
-        .as(Encoders.bean(PeerRows.InEvent.class));
+    return PeerSteps.parseWithWatermark(records.union(heartbeats), parser, delay);
   }
 
   /**

@@ -282,14 +282,18 @@ public final class CanonicalJson {
       } finally {
         writer.size = 0;
       }
-      byte[] hash = digest.digest();
-      byte[] hex = new byte[2 * hash.length];
-      for (int i = 0; i < hash.length; i++) {
-        hex[2 * i] = HEX_BYTES[(hash[i] >> 4) & 0xF];
-        hex[2 * i + 1] = HEX_BYTES[hash[i] & 0xF];
-      }
-      return new String(hex, StandardCharsets.ISO_8859_1);
+      return hex(digest.digest());
     }
+  }
+
+  /** Lower-case hex of a digest. */
+  static String hex(byte[] hash) {
+    byte[] hex = new byte[2 * hash.length];
+    for (int i = 0; i < hash.length; i++) {
+      hex[2 * i] = HEX_BYTES[(hash[i] >> 4) & 0xF];
+      hex[2 * i + 1] = HEX_BYTES[hash[i] & 0xF];
+    }
+    return new String(hex, StandardCharsets.ISO_8859_1);
   }
 
   /** Digest block size: large enough that the digest's per-call cost vanishes, small for L1. */
@@ -305,7 +309,7 @@ public final class CanonicalJson {
     }
   }
 
-  private static MessageDigest newDigest() {
+  static MessageDigest newDigest() {
     try {
       // The prototype is never updated, so cloning it from any thread is safe, and cheaper than a
       // provider lookup per value.
@@ -319,7 +323,7 @@ public final class CanonicalJson {
     }
   }
 
-  private static final byte[] HEX_BYTES = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+  static final byte[] HEX_BYTES = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   /** One open container on the writer's stack. */
   private static final class Frame {
@@ -360,7 +364,7 @@ public final class CanonicalJson {
    * escaping encoded as UTF-8 (a test compares it with the previous char-at-a-time encoder on
    * random documents).
    */
-  private static final class Utf8Writer {
+  static final class Utf8Writer {
     /** Most bytes one char of a string can take: an escape such as {@code \}{@code u001f}. */
     private static final int MAX_BYTES_PER_CHAR = 6;
 
@@ -433,14 +437,14 @@ public final class CanonicalJson {
       return false;
     }
 
-    private void writeByte(char c) {
+    void writeByte(char c) {
       if (size == buffer.length) {
         makeRoom(1);
       }
       buffer[size++] = (byte) c;
     }
 
-    private void writeAscii(String s) {
+    void writeAscii(String s) {
       int len = s.length();
       for (int i = 0; i < len; ) {
         if (size == buffer.length) {
@@ -460,7 +464,7 @@ public final class CanonicalJson {
      * The canonical escaping of {@link CanonicalJson#writeString(String, Appendable)}, encoded as
      * UTF-8.
      */
-    private void writeString(String s) {
+    void writeString(String s) {
       writeByte('"');
       int len = s.length();
       int i = 0;
@@ -572,6 +576,15 @@ public final class CanonicalJson {
     void drain() {
       digest.update(buffer, 0, size);
       size = 0;
+    }
+
+    /** Appends bytes as they are; for a writer without a digest (the buffer grows). */
+    void writeRaw(byte[] bytes, int offset, int length) {
+      if (buffer.length - size < length) {
+        makeRoom(length);
+      }
+      System.arraycopy(bytes, offset, buffer, size, length);
+      size += length;
     }
   }
 }

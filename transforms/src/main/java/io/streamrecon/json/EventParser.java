@@ -2,6 +2,7 @@ package io.streamrecon.json;
 
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.RawInput;
@@ -75,6 +76,9 @@ public final class EventParser implements Serializable {
   private transient List<JsonPointer> keyPointers;
   private transient JsonPointer timePointer;
   private transient List<JsonPointer> ignorePointers;
+  // Top-level member names for the streaming path (keys, then time; ignored), or null without it.
+  private transient List<String> captureNames;
+  private transient List<String> dropNames;
 
   public EventParser(ParseConfig config) {
     this(config, ComparisonRules.none());
@@ -111,6 +115,8 @@ public final class EventParser implements Serializable {
    */
   public static final class Scratch {
     final CanonicalJson.Hasher hasher = new CanonicalJson.Hasher();
+    final CanonicalStream stream = new CanonicalStream();
+    JsonNode[] captured = new JsonNode[0];
   }
 
   /**
@@ -133,10 +139,72 @@ public final class EventParser implements Serializable {
               + ")");
     }
     compilePointers();
+    if (effectiveRules == null && captureNames != null) {
+      Event event = parseStreaming(input, scratch);
+      if (event != null) {
+        return event;
+      }
+    }
+    return parseTree(input, scratch);
+  }
+
+  /**
+   * The fast path for valid events without comparison rules and with top-level id, time and ignored
+   * fields: the canonical hash from the token stream, no tree. Null for anything it does not vouch
+   * for, which {@link #parseTree} then accepts or rejects in its own words; so both paths give
+   * the same event for every input (a test compares them on random documents).
+   */
+  private Event parseStreaming(RawInput input, Scratch scratch) {
+    byte[] bytes = input.bytes();
+    if (!JsonSupport.byteParserReadsAsDecoded(bytes)) {
+      return null;
+    }
+    if (scratch.captured.length != captureNames.size()) {
+      scratch.captured = new JsonNode[captureNames.size()];
+    }
+    JsonNode[] captured = scratch.captured;
+    String sha256 = scratch.stream.sha256(bytes, captureNames, captured, dropNames);
+    if (sha256 == null) {
+      return null;
+    }
+    try {
+      List<String> keyFields = config.keyFields();
+      String naturalId;
+      if (keyFields.size() == 1) {
+        naturalId = idPart(orMissing(captured[0]), keyFields.get(0));
+      } else {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < keyFields.size(); i++) {
+          if (i > 0) {
+            sb.append(',');
+          }
+          CanonicalJson.writeString(idPart(orMissing(captured[i]), keyFields.get(i)), sb);
+        }
+        naturalId = sb.append(']').toString();
+      }
+      Instant eventTime =
+          timePointer == null
+              ? eventTime(null, input.recordTime())
+              : eventTime(orMissing(captured[keyFields.size()]), input.recordTime());
+      return new Event(input.side(), naturalId, eventTime, sha256, bytes, input.origin());
+    } catch (InvalidEventException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static JsonNode orMissing(JsonNode node) {
+    return node == null ? MissingNode.getInstance() : node;
+  }
+
+  /** The general path: the whole tree, then id, time, rules and hash from it. */
+  Event parseTree(RawInput input, Scratch scratch) throws InvalidEventException {
+    byte[] bytes = input.bytes();
+    compilePointers();
     try {
       ObjectNode root = JsonSupport.parseObject(bytes);
       String naturalId = naturalId(root);
-      Instant eventTime = eventTime(root, input.recordTime());
+      Instant eventTime =
+          eventTime(timePointer == null ? null : root.at(timePointer), input.recordTime());
       String sha256;
       if (effectiveRules == null) {
         CanonicalJson.removeInPlace(root, ignorePointers);
@@ -173,28 +241,43 @@ public final class EventParser implements Serializable {
           rules.id() == null && rules.isEmpty()
               ? null
               : rules.withIgnoreFields(config.ignoreFields());
+      captureNames = null;
+      dropNames = null;
+      List<JsonPointer> captures = new ArrayList<>(keys);
+      if (timePointer != null) {
+        captures.add(timePointer);
+      }
+      if (captures.stream().allMatch(EventParser::isTopLevel)
+          && ignore.stream().allMatch(EventParser::isTopLevel)) {
+        // Immutable lists, so that a thread that sees them sees their content.
+        captureNames = captures.stream().map(JsonPointer::getMatchingProperty).toList();
+        dropNames = ignore.stream().map(JsonPointer::getMatchingProperty).toList();
+      }
       keyPointers = List.copyOf(keys);
     }
+  }
+
+  /** A pointer to a member of the root object, which {@link CanonicalStream} can capture. */
+  private static boolean isTopLevel(JsonPointer pointer) {
+    return !pointer.matches() && pointer.head() != null && pointer.head().matches();
   }
 
   private String naturalId(ObjectNode root) throws InvalidEventException {
     List<String> keyFields = config.keyFields();
     if (keyFields.size() == 1) {
-      return idPart(root, keyFields.get(0), keyPointers.get(0));
+      return idPart(root.at(keyPointers.get(0)), keyFields.get(0));
     }
     StringBuilder sb = new StringBuilder("[");
     for (int i = 0; i < keyFields.size(); i++) {
       if (i > 0) {
         sb.append(',');
       }
-      CanonicalJson.writeString(idPart(root, keyFields.get(i), keyPointers.get(i)), sb);
+      CanonicalJson.writeString(idPart(root.at(keyPointers.get(i)), keyFields.get(i)), sb);
     }
     return sb.append(']').toString();
   }
 
-  private static String idPart(ObjectNode root, String field, JsonPointer pointer)
-      throws InvalidEventException {
-    JsonNode value = root.at(pointer);
+  private static String idPart(JsonNode value, String field) throws InvalidEventException {
     String prefix = "keyField " + field + " ";
     if (value.isMissingNode()) {
       throw new InvalidEventException(prefix + "is missing");
@@ -223,11 +306,11 @@ public final class EventParser implements Serializable {
             + "; a natural id must be a string or a number");
   }
 
-  private Instant eventTime(ObjectNode root, Instant recordTime) throws InvalidEventException {
+  /** The event time from the time field's value, or from the record when timeField is empty. */
+  private Instant eventTime(JsonNode value, Instant recordTime) throws InvalidEventException {
     if (timePointer == null) {
       return inRange(recordTime.getMillis(), "the record time (timeField is empty)");
     }
-    JsonNode value = root.at(timePointer);
     String prefix = "timeField " + config.timeField() + " ";
     if (value.isMissingNode()) {
       throw new InvalidEventException(prefix + "is missing");

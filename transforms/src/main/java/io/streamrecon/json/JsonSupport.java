@@ -153,12 +153,7 @@ public final class JsonSupport {
    * which the decoding path then parses again and words, so error messages do not change.
    */
   private static JsonNode parseBytes(byte[] utf8) {
-    if (utf8.length < 4
-        || utf8[0] == 0
-        || utf8[1] == 0
-        || utf8[2] == 0
-        || utf8[3] == 0
-        || !isStrictUtf8(utf8)) {
+    if (!byteParserReadsAsDecoded(utf8)) {
       return null;
     }
     try (JsonParser parser = FAST_FACTORY.createParser(utf8)) {
@@ -169,10 +164,47 @@ public final class JsonSupport {
     }
   }
 
+  /**
+   * Whether Jackson's byte parser on these bytes reads exactly what {@link #parseDecoded} reads:
+   * strict UTF-8 whose first four bytes hold no zero (so that Jackson's encoding detection picks
+   * UTF-8).
+   */
+  static boolean byteParserReadsAsDecoded(byte[] utf8) {
+    return utf8.length >= 4
+        && utf8[0] != 0
+        && utf8[1] != 0
+        && utf8[2] != 0
+        && utf8[3] != 0
+        && isStrictUtf8(utf8);
+  }
+
+  /**
+   * A byte parser with the limits of {@link #factory()} but without duplicate detection, for the
+   * fast paths, which must detect duplicates themselves and fall back to {@link #parse} for the
+   * message. Only for input that passed {@link #byteParserReadsAsDecoded}.
+   */
+  static JsonParser fastParser(byte[] utf8) throws IOException {
+    return FAST_FACTORY.createParser(utf8);
+  }
+
+  /** The node factory of {@link #parse}'s trees (decimals kept exactly as written). */
+  static JsonNodeFactory nodeFactory() {
+    return MAPPER.getNodeFactory();
+  }
+
   /** Whether the bytes are strict UTF-8 (as {@link #decodeUtf8} requires), without keeping text. */
   static boolean isStrictUtf8(byte[] utf8) {
     int i = 0;
-    // Eight bytes per step while no byte has its high bit set, then byte by byte.
+    // 32, then 8 bytes per step while no byte has its high bit set, then byte by byte.
+    while (i + 32 <= utf8.length
+        && (((long) LONGS.get(utf8, i)
+                    | (long) LONGS.get(utf8, i + 8)
+                    | (long) LONGS.get(utf8, i + 16)
+                    | (long) LONGS.get(utf8, i + 24))
+                & 0x8080808080808080L)
+            == 0) {
+      i += 32;
+    }
     while (i + 8 <= utf8.length && ((long) LONGS.get(utf8, i) & 0x8080808080808080L) == 0) {
       i += 8;
     }

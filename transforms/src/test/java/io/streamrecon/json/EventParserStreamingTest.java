@@ -86,6 +86,10 @@ public class EventParserStreamingTest {
             List.of(
                 ok,
                 "\uFEFF" + ok,
+                // a quote three bytes before a value's quote: where the raw string copy would
+                // start if Jackson counted byte offsets from past the byte order mark
+                "\uFEFF{\"k\":1,\"a\": \"xy\",\"id\":\"k1\",\"eventTime\":1}",
+                "{\"k\":1,\"a\": \"xy\",\"id\":\"k1\",\"eventTime\":1}",
                 ok + " ",
                 ok + "{}",
                 ok + " x",
@@ -264,7 +268,7 @@ public class EventParserStreamingTest {
 
   /**
    * JSON text of a tree, in one of several styles: compact, with whitespace, with every non-ASCII
-   * character escaped, with a duplicate member or trailing data added.
+   * character escaped, with a duplicate member, trailing data or a byte order mark added.
    */
   private static byte[] write(SplittableRandom r, JsonNode node, int style) {
     StringBuilder sb = new StringBuilder();
@@ -274,6 +278,9 @@ public class EventParserStreamingTest {
     }
     if (r.nextInt(60) == 0) {
       sb.append(r.nextBoolean() ? " " : "x");
+    }
+    if (r.nextInt(20) == 0) {
+      sb.insert(0, '\uFEFF'); // a byte order mark, which editors on Windows write
     }
     return sb.toString().getBytes(StandardCharsets.UTF_8);
   }

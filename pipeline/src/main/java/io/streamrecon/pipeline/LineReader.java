@@ -3,6 +3,9 @@ package io.streamrecon.pipeline;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -11,6 +14,9 @@ import java.util.Arrays;
  * the rest skipped, so one huge line cannot exhaust memory.
  */
 final class LineReader {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   private final InputStream in;
   private final int maxLineBytes;
   private final byte[] buffer = new byte[1 << 16];
@@ -36,8 +42,15 @@ final class LineReader {
       }
       any = true;
       int start = pos;
-      while (pos < limit && buffer[pos] != '\n') {
-        pos++;
+      pos = indexOfNewline(buffer, pos, limit);
+      if (pos < limit && line.size() == 0) {
+        // The whole line is in the buffer (the common case): one copy, no staging.
+        int end = Math.min(pos, start + Math.max(maxLineBytes, 0));
+        if (end > start && buffer[end - 1] == '\r') {
+          end--;
+        }
+        pos++; // the '\n'
+        return Arrays.copyOfRange(buffer, start, end);
       }
       append(start, pos);
       if (pos < limit) {
@@ -45,6 +58,25 @@ final class LineReader {
         return finish();
       }
     }
+  }
+
+  /**
+   * The index of the first {@code \n} in {@code b[from..to)}, or {@code to}. Eight bytes per step
+   * while a word holds none (event lines are kilobytes long).
+   */
+  static int indexOfNewline(byte[] b, int from, int to) {
+    int i = from;
+    while (i + 8 <= to) {
+      long x = (long) LONGS.get(b, i) ^ 0x0A0A0A0A0A0A0A0AL;
+      if (((x - 0x0101010101010101L) & ~x & 0x8080808080808080L) != 0) {
+        break;
+      }
+      i += 8;
+    }
+    while (i < to && b[i] != '\n') {
+      i++;
+    }
+    return i;
   }
 
   private boolean fill() throws IOException {

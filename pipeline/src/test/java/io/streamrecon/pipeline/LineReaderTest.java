@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.Test;
 
 public class LineReaderTest {
@@ -33,6 +34,55 @@ public class LineReaderTest {
   @Test
   public void cutsLongLinesAndKeepsCounting() throws IOException {
     assertEquals(List.of("abc", "xy", "z"), lines("abcdefgh\nxy\nz", 3));
+  }
+
+  @Test
+  public void agreesWithASimpleSplitOnRandomText() throws IOException {
+    SplittableRandom r = new SplittableRandom(5);
+    for (int round = 0; round < 300; round++) {
+      StringBuilder text = new StringBuilder();
+      int n = r.nextInt(0, 30);
+      for (int i = 0; i < n; i++) {
+        int length = r.nextInt(8) == 0 ? r.nextInt(60_000, 70_000) : r.nextInt(0, 30);
+        for (int k = 0; k < length; k++) {
+          text.append("ab\r\u00e9c".charAt(r.nextInt(5)));
+        }
+        if (i < n - 1 || r.nextBoolean()) {
+          text.append(r.nextBoolean() ? "\n" : "\r\n");
+        }
+      }
+      int max = r.nextBoolean() ? 1 << 20 : r.nextInt(0, 40);
+      assertEquals("round " + round, expected(text.toString(), max), lines(text.toString(), max));
+    }
+  }
+
+  /** Split at \n (no line after a final \n), cut to max bytes, drop a last \r of what is kept. */
+  private static List<String> expected(String text, int max) {
+    List<String> out = new ArrayList<>();
+    byte[] all = text.getBytes(StandardCharsets.UTF_8);
+    int start = 0;
+    for (int i = 0; i <= all.length; i++) {
+      if (i == all.length ? i > start : all[i] == '\n') {
+        int end = Math.min(i, start + max);
+        if (end > start && all[end - 1] == '\r') {
+          end--;
+        }
+        out.add(new String(all, start, end - start, StandardCharsets.UTF_8));
+        start = i + 1;
+      }
+    }
+    return out;
+  }
+
+  @Test
+  public void indexOfNewlineFindsTheFirstAtEveryOffset() {
+    for (int at = 0; at < 24; at++) {
+      byte[] b = "a".repeat(24).getBytes(StandardCharsets.US_ASCII);
+      b[at] = '\n';
+      assertEquals(at, LineReader.indexOfNewline(b, 0, b.length));
+      assertEquals(at < 3 ? 24 : at, LineReader.indexOfNewline(b, Math.min(3, 24), b.length));
+    }
+    assertEquals(5, LineReader.indexOfNewline(new byte[5], 0, 5));
   }
 
   @Test

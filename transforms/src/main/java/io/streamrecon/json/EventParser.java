@@ -17,6 +17,7 @@ import java.time.format.ResolverStyle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntFunction;
 import org.joda.time.Instant;
 
 /**
@@ -168,24 +169,11 @@ public final class EventParser implements Serializable {
       return null;
     }
     try {
-      List<String> keyFields = config.keyFields();
-      String naturalId;
-      if (keyFields.size() == 1) {
-        naturalId = idPart(orMissing(captured[0]), keyFields.get(0));
-      } else {
-        StringBuilder sb = new StringBuilder("[");
-        for (int i = 0; i < keyFields.size(); i++) {
-          if (i > 0) {
-            sb.append(',');
-          }
-          CanonicalJson.writeString(idPart(orMissing(captured[i]), keyFields.get(i)), sb);
-        }
-        naturalId = sb.append(']').toString();
-      }
+      String naturalId = naturalId(i -> orMissing(captured[i]));
       Instant eventTime =
           timePointer == null
               ? eventTime(null, input.recordTime())
-              : eventTime(orMissing(captured[keyFields.size()]), input.recordTime());
+              : eventTime(orMissing(captured[config.keyFields().size()]), input.recordTime());
       return new Event(input.side(), naturalId, eventTime, sha256, bytes, input.origin());
     } catch (InvalidEventException | RuntimeException e) {
       return null;
@@ -202,7 +190,7 @@ public final class EventParser implements Serializable {
     compilePointers();
     try {
       ObjectNode root = JsonSupport.parseObject(bytes);
-      String naturalId = naturalId(root);
+      String naturalId = naturalId(i -> root.at(keyPointers.get(i)));
       Instant eventTime =
           eventTime(timePointer == null ? null : root.at(timePointer), input.recordTime());
       String sha256;
@@ -262,17 +250,18 @@ public final class EventParser implements Serializable {
     return !pointer.matches() && pointer.head() != null && pointer.head().matches();
   }
 
-  private String naturalId(ObjectNode root) throws InvalidEventException {
+  /** The natural id from the values of the key fields, {@code keyValue.apply(i)} for field i. */
+  private String naturalId(IntFunction<JsonNode> keyValue) throws InvalidEventException {
     List<String> keyFields = config.keyFields();
     if (keyFields.size() == 1) {
-      return idPart(root.at(keyPointers.get(0)), keyFields.get(0));
+      return idPart(keyValue.apply(0), keyFields.get(0));
     }
     StringBuilder sb = new StringBuilder("[");
     for (int i = 0; i < keyFields.size(); i++) {
       if (i > 0) {
         sb.append(',');
       }
-      CanonicalJson.writeString(idPart(root.at(keyPointers.get(i)), keyFields.get(i)), sb);
+      CanonicalJson.writeString(idPart(keyValue.apply(i), keyFields.get(i)), sb);
     }
     return sb.append(']').toString();
   }

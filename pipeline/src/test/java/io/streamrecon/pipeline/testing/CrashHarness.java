@@ -85,8 +85,8 @@ public final class CrashHarness {
       Path undisturbed, Path disturbed, int produced, int badLines, List<String> events) {}
 
   /**
-   * What the broker outage runs pass: more than librdkafka's socket.timeout.ms (60 s) plus its
-   * largest reconnect backoff (10 s, +50 % jitter).
+   * What the broker outage runs pass: well over the test producers' socket.timeout.ms (10 s)
+   * plus librdkafka's largest reconnect backoff (10 s, +50 % jitter).
    */
   static final String KAFKA_IDLE_AFTER_FOR_OUTAGES = "--kafkaIdleAfter=75s";
 
@@ -115,11 +115,12 @@ public final class CrashHarness {
       List<String> argsA = args(broker, whA, "crash-a-" + UUID.randomUUID());
       List<String> argsB = new ArrayList<>(args(broker, whB, "crash-b-" + UUID.randomUUID()));
       if (faults.contains(Fault.BROKER_DOWN_30S)) {
-        // kcat (librdkafka) can keep a produce request that was in flight when the broker stopped
-        // waiting up to socket.timeout.ms (60 s) before it retries: once, its first record came
-        // 39 s after the broker answered again, past the default --kafkaIdleAfter (30 s), and
-        // the records it had buffered were late. README "Known problems" says to raise the
-        // option for such producers; this run does.
+        // kcat (librdkafka) can leave a produce request unanswered around the broker's stop or
+        // restart waiting out socket.timeout.ms before it retries (KcatProducer sets 10 s): with
+        // librdkafka's 60 s its first record once came 39 s after the broker answered again, past
+        // the default --kafkaIdleAfter (30 s), and the records it had buffered were late. README
+        // "Known problems" says to raise the option for such producers; this run does, with a
+        // margin over the 10 s and the reconnect backoff.
         argsA.add(KAFKA_IDLE_AFTER_FOR_OUTAGES);
         argsB.add(KAFKA_IDLE_AFTER_FOR_OUTAGES);
       }
@@ -264,12 +265,12 @@ public final class CrashHarness {
       Scenario expected = Scenario.of(g);
       ChildProcesses.await("run A's final verdicts", 300, a, logA,
           () -> complete(whA, expected, produced),
-          () -> progress(whA, produced) + "\n" + verdictsAgainst(whA, expected));
+          () -> progress(whA, produced) + "\n" + verdictsAgainst(whA, expected) + notes());
       ChildProcesses.await("run B's final verdicts equal to A's", 300, b, logB,
           () -> stored(whB) >= produced
               && view(whB).equals(view(whA))
               && count(whB, DeltaLakeIO.LATE_EVENTS) >= count(whA, DeltaLakeIO.LATE_EVENTS),
-          () -> progress(whB, produced) + "\n" + difference(view(whA), view(whB)));
+          () -> progress(whB, produced) + "\n" + difference(view(whA), view(whB)) + notes());
       note("both runs complete");
       return new Result(whA, whB, produced, g.badLines(), List.copyOf(log));
     } finally {
@@ -313,6 +314,15 @@ public final class CrashHarness {
       return fallback;
     }
     return Files.createDirectories(Path.of(kept).resolve("crash-" + System.currentTimeMillis()));
+  }
+
+  /**
+   * What the harness did so far (when each fault came, and after a broker outage when each
+   * partition's records reached the log), for a failure message: surefire keeps only the end of a
+   * long output, and these lines are what tells a slow producer from a slow pipeline.
+   */
+  private String notes() {
+    return "\nwhat happened: " + String.join("\n  ", log);
   }
 
   private void note(String s) {

@@ -71,34 +71,52 @@ public final class ReconcilePipeline {
     PCollection<RawInput> source = pipeline.apply("ReadSource", read(Side.SOURCE, s.source(), s));
     PCollection<RawInput> target = pipeline.apply("ReadTarget", read(Side.TARGET, s.target(), s));
 
-    PCollectionTuple parsed =
+    PCollection<RawInput> merged =
         PCollectionList.of(source)
             .and(target)
             .apply("MergeSides", Flatten.pCollections())
-            .setCoder(ModelCoders.RawInputCoder.of())
-            .apply(
-                "ParseEvents",
-                ParseEvents.create()
-                    .withKeyFields(s.keyFields())
-                    .withTimeField(s.timeField())
-                    .withIgnoreFields(s.ignoreFields())
-                    .withRules(s.rules())
-                    .withMaxEventBytes(s.maxEventBytes()));
+            .setCoder(ModelCoders.RawInputCoder.of());
+    ParseEvents parse =
+        ParseEvents.create()
+            .withKeyFields(s.keyFields())
+            .withTimeField(s.timeField())
+            .withIgnoreFields(s.ignoreFields())
+            .withRules(s.rules())
+            .withMaxEventBytes(s.maxEventBytes());
+    PCollection<DeadLetter> deadLetters;
+    PCollection<EventRef> stored;
+    if (merged.isBounded() == PCollection.IsBounded.BOUNDED) {
+      // One collection of parse outcomes, consumed once by the writer, which passes the dead
+      // letters on. With ParseEvents' two outputs the classic SparkRunner persists the parsed
+      // events, payloads and all, to read each output back: the largest cost of a batch run
+      // (bench/REPORT.md, "Parsed events straight into the writer"). Streaming keeps the two
+      // outputs: its graph, and with it the names its restored jobs' commits carry, stays.
+      PCollectionTuple written =
+          merged
+              .apply("ParseEvents", parse.outcomes())
+              .apply(
+                  "WriteRawEvents",
+                  writerSettings(DeltaLakeIO.writeRawEvents(), s, writer).fromOutcomes());
+      deadLetters = written.get(DeltaLakeIO.FromOutcomes.DEAD_LETTERS);
+      stored = written.get(DeltaLakeIO.FromOutcomes.EVENT_REFS);
+    } else {
+      PCollectionTuple parsed = merged.apply("ParseEvents", parse);
+      deadLetters = parsed.get(ParseEvents.DEAD_LETTERS);
+      stored =
+          parsed
+              .get(ParseEvents.EVENTS)
+              .apply(
+                  "WriteRawEvents",
+                  writerSettings(DeltaLakeIO.writeRawEvents(), s, writer));
+    }
 
-    parsed
-        .get(ParseEvents.DEAD_LETTERS)
+    deadLetters
         .apply("CountDeadLetters", ParDo.of(new CountDeadLettersFn()))
         .setCoder(ModelCoders.DeadLetterCoder.of())
         .apply(
             "WriteDeadLetters",
             writerSettings(DeltaLakeIO.writeDeadLetters(), s, writer));
 
-    PCollection<EventRef> stored =
-        parsed
-            .get(ParseEvents.EVENTS)
-            .apply(
-                "WriteRawEvents",
-                writerSettings(DeltaLakeIO.writeRawEvents(), s, writer));
     // A branch of its own, not a step before PairEvents: with two consumers the classic
     // SparkRunner caches the write's output, so each micro-batch commits and counts it once. In
     // line, the processing-time PairEvents read its uncached input twice per micro-batch (once

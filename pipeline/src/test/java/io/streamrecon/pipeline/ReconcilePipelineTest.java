@@ -2,6 +2,8 @@ package io.streamrecon.pipeline;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.hasItems;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.ModelCoders;
@@ -12,6 +14,7 @@ import io.streamrecon.model.Verdict;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.runners.TransformHierarchy;
@@ -20,6 +23,7 @@ import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PValue;
 import org.joda.time.Instant;
 import org.junit.Rule;
 import org.junit.Test;
@@ -29,14 +33,19 @@ public class ReconcilePipelineTest {
   @Rule public final transient TemporaryFolder tmp = new TemporaryFolder();
   @Rule public final transient TestPipeline p = TestPipeline.create();
 
-  @Test
-  public void graphHasTheNamedStepsOfSpecSection1() throws Exception {
+  /** The graph of a run on two files: bounded. */
+  private Pipeline filesGraph() throws Exception {
     File f = tmp.newFile("x.jsonl");
     ReconcileOptions options =
         PipelineOptionsFactory.fromArgs(
                 "--source=" + f, "--target=" + f, "--warehouse=" + tmp.newFolder("wh"))
             .as(ReconcileOptions.class);
-    Pipeline pipeline = ReconcilePipeline.build(Pipeline.create(options), options);
+    return ReconcilePipeline.build(Pipeline.create(options), options);
+  }
+
+  @Test
+  public void graphHasTheNamedStepsOfSpecSection1() throws Exception {
+    Pipeline pipeline = filesGraph();
     List<String> names = new ArrayList<>();
     pipeline.traverseTopologically(
         new Pipeline.PipelineVisitor.Defaults() {
@@ -74,6 +83,43 @@ public class ReconcilePipelineTest {
             "MergeDeltaRecords",
             "WriteDeltas",
             "WriteLateEvents"));
+  }
+
+  /**
+   * The classic SparkRunner persists the whole output of a step with more than one consumed
+   * output, in batch. In a bounded run no such step may carry payloads: with ParseEvents' events in
+   * one, every payload was coded, written to disk and read back before it reached the writer.
+   */
+  @Test
+  public void inABoundedRunNoStepWithSeveralOutputsCarriesPayloads() throws Exception {
+    Pipeline pipeline = filesGraph();
+    Set<Class<?>> payloadCoders =
+        Set.of(
+            ModelCoders.RawInputCoder.class,
+            ModelCoders.EventCoder.class,
+            ModelCoders.ParseOutcomeCoder.class,
+            ModelCoders.PayloadPairCoder.class);
+    List<String> offenders = new ArrayList<>();
+    List<String> multiOutput = new ArrayList<>();
+    pipeline.traverseTopologically(
+        new Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+            if (node.getOutputs().size() < 2) {
+              return;
+            }
+            multiOutput.add(node.getFullName());
+            for (PValue out : node.getOutputs().values()) {
+              if (out instanceof PCollection<?> pc
+                  && payloadCoders.contains(pc.getCoder().getClass())) {
+                offenders.add(node.getFullName() + " -> " + pc.getName());
+              }
+            }
+          }
+        });
+    // The check has something to look at: PairEvents and the raw_events writer have two or more.
+    assertThat(multiOutput, hasItems(startsWith("PairEvents/"), startsWith("WriteRawEvents/")));
+    assertEquals(List.of(), offenders);
   }
 
   @Test

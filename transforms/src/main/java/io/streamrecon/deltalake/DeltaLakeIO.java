@@ -5,9 +5,11 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.ModelCoders.PayloadPairCoder;
 import io.streamrecon.model.ModelCoders.StoredPayloadCoder;
+import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.StoredPayload;
@@ -29,6 +31,9 @@ import org.apache.beam.sdk.transforms.windowing.Trigger;
 import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTag;
+import org.apache.beam.sdk.values.TupleTagList;
 import org.joda.time.Duration;
 
 /**
@@ -224,18 +229,26 @@ public final class DeltaLakeIO {
   /** Stage 1 and the grouping of stage 2, shared by all writers. */
   static <T> PCollection<KV<String, Iterable<DataFile>>> writeAndGroup(
       PCollection<T> input, String table, WriteConfig config) {
-    PCollection<T> global =
-        input
-            .apply("IntoGlobalWindow", Window.<T>into(new GlobalWindows()))
-            .setCoder(input.getCoder());
     PCollection<DataFile> files =
-        global
+        intoGlobalWindow(input)
             .apply(
                 "WriteDataFiles",
                 ParDo.of(new WriteDataFilesFn<T>(config.warehouse(), table, config.runId())))
             .setCoder(DataFile.Coder.of());
+    return group(files, table, config);
+  }
+
+  static <T> PCollection<T> intoGlobalWindow(PCollection<T> input) {
+    return input
+        .apply("IntoGlobalWindow", Window.<T>into(new GlobalWindows()))
+        .setCoder(input.getCoder());
+  }
+
+  /** The grouping of stage 2: the written files of each commit pane under the table's key. */
+  static PCollection<KV<String, Iterable<DataFile>>> group(
+      PCollection<DataFile> files, String table, WriteConfig config) {
     Trigger trigger =
-        input.isBounded() == PCollection.IsBounded.BOUNDED
+        files.isBounded() == PCollection.IsBounded.BOUNDED
             ? DefaultTrigger.of()
             : Repeatedly.forever(
                 AfterProcessingTime.pastFirstElementInPane().plusDelayOf(config.commitInterval()));
@@ -318,10 +331,25 @@ public final class DeltaLakeIO {
       return new WriteRawEvents(config.withAutoCompact(smallFiles));
     }
 
+    /**
+     * The same write for parse results: stores each {@link ParseOutcome}'s event and passes its
+     * dead letters on, so that one collection, consumed once, carries both from the parser (see
+     * {@link ParseOutcome} for why).
+     */
+    public FromOutcomes fromOutcomes() {
+      return new FromOutcomes(config);
+    }
+
     @Override
     public PCollection<EventRef> expand(PCollection<Event> input) {
       config.validate("DeltaLakeIO.writeRawEvents()");
-      String appId = appId(config.effectiveWriterId(), RAW_EVENTS, input.getName());
+      return commitAndExpand(
+          writeAndGroup(input, RAW_EVENTS, config), config, input.getName());
+    }
+
+    static PCollection<EventRef> commitAndExpand(
+        PCollection<KV<String, Iterable<DataFile>>> grouped, WriteConfig config, String inputName) {
+      String appId = appId(config.effectiveWriterId(), RAW_EVENTS, inputName);
       CommitFiles.CommitRawEventsFn fn =
           config.stableInput()
               ? new CommitFiles.StableCommitRawEventsFn(
@@ -330,11 +358,53 @@ public final class DeltaLakeIO {
                   config.warehouse(), appId, config.autoCompactFiles());
       // The commit step emits one small element per file and ExpandPointers the pointers, so no
       // step's output for one element is every pointer of a pane (a batch run's whole input).
-      return writeAndGroup(input, RAW_EVENTS, config)
+      return grouped
           .apply("CommitDataFiles", ParDo.of(fn))
           .setCoder(CommittedRows.Coder.of())
           .apply("ExpandPointers", ParDo.of(new CommitFiles.ExpandPointersFn(config.warehouse())))
           .setCoder(EventRefCoder.of());
+    }
+  }
+
+  /**
+   * {@link WriteRawEvents} for {@link ParseOutcome}s ({@link WriteRawEvents#fromOutcomes()}):
+   * outputs the committed events' {@link EventRef}s under {@link #EVENT_REFS} and the dead letters
+   * it passed on under {@link #DEAD_LETTERS}.
+   */
+  public static final class FromOutcomes extends PTransform<PCollection<ParseOutcome>, PCollectionTuple> {
+    /** One per event stored, once its commit succeeded, as {@link WriteRawEvents} emits them. */
+    public static final TupleTag<EventRef> EVENT_REFS = new TupleTag<EventRef>("eventRefs") {};
+
+    /** The dead letters among the outcomes, unchanged, in the global window. */
+    public static final TupleTag<DeadLetter> DEAD_LETTERS =
+        new TupleTag<DeadLetter>("deadLetters") {};
+
+    private static final TupleTag<DataFile> FILES = new TupleTag<DataFile>("files") {};
+
+    private final WriteConfig config;
+
+    private FromOutcomes(WriteConfig config) {
+      this.config = config;
+    }
+
+    @Override
+    public PCollectionTuple expand(PCollection<ParseOutcome> input) {
+      config.validate("DeltaLakeIO.writeRawEvents().fromOutcomes()");
+      PCollectionTuple written =
+          intoGlobalWindow(input)
+              .apply(
+                  "WriteDataFiles",
+                  ParDo.of(
+                          new WriteDataFilesFn.FromOutcomes(
+                              config.warehouse(), config.runId(), DEAD_LETTERS))
+                      .withOutputTags(FILES, TupleTagList.of(DEAD_LETTERS)));
+      PCollection<DataFile> files = written.get(FILES).setCoder(DataFile.Coder.of());
+      PCollection<DeadLetter> deadLetters =
+          written.get(DEAD_LETTERS).setCoder(ModelCoders.DeadLetterCoder.of());
+      PCollection<EventRef> refs =
+          WriteRawEvents.commitAndExpand(
+              group(files, RAW_EVENTS, config), config, input.getName());
+      return PCollectionTuple.of(EVENT_REFS, refs).and(DEAD_LETTERS, deadLetters);
     }
   }
 

@@ -1,11 +1,15 @@
 package io.streamrecon.deltalake;
 
+import io.streamrecon.model.DeadLetter;
+import io.streamrecon.model.Event;
+import io.streamrecon.model.ParseOutcome;
 import java.io.IOException;
+import java.util.function.Consumer;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindow;
-import org.apache.hadoop.conf.Configuration;
+import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Instant;
 
 /**
@@ -25,15 +29,7 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
   private final Counter filesWritten = Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_files_written");
   private final Counter rowsWritten = Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_rows_written");
 
-  private transient Configuration conf;
-  private transient TableLayout<T> layout;
-  private transient DataFileWriter<T> writer;
-
-  /**
-   * Rows of the largest file of the previous bundle: the best guess of the next files' size, to
-   * size their bloom filters (a runner's bundles are alike in steady state).
-   */
-  private transient long expectedRows;
+  private transient BundleFileWriter<T> files;
 
   WriteDataFilesFn(String warehouse, String table, String runId) {
     this.warehouse = warehouse;
@@ -42,58 +38,84 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
   }
 
   @Setup
-  @SuppressWarnings("unchecked")
   public void setup() {
-    conf = new Configuration();
-    layout = (TableLayout<T>) TableLayouts.forName(table);
-    expectedRows = DataFileWriter.DEFAULT_EXPECTED_ROWS;
+    files = new BundleFileWriter<>(warehouse, table, runId);
   }
 
   @StartBundle
   public void startBundle() {
-    if (writer != null) {
-      // Left over from a bundle that failed: its files must never be committed.
-      writer.close();
-      writer = null;
-    }
+    files.abandon();
   }
 
   @ProcessElement
   public void process(@Element T element, @Timestamp Instant timestamp) throws IOException {
-    if (writer == null) {
-      writer =
-          new DataFileWriter<>(
-              conf,
-              DeltaLakeCommitter.tablePath(warehouse, table),
-              layout,
-              runId,
-              DataFileWriter.MAX_FILE_BYTES,
-              expectedRows);
-    }
-    writer.write(element, timestamp);
+    files.write(element, timestamp);
   }
 
   @FinishBundle
   public void finishBundle(FinishBundleContext context) throws IOException {
-    if (writer == null) {
-      return;
-    }
-    long largest = 0;
-    for (DataFile file : writer.finish()) {
-      largest = Math.max(largest, file.numRecords());
-      context.output(file, file.earliest(), GlobalWindow.INSTANCE);
+    emitFinished(file -> context.output(file, file.earliest(), GlobalWindow.INSTANCE));
+  }
+
+  /** Finishes the bundle's files and hands each to {@code out}, counted. */
+  void emitFinished(Consumer<DataFile> out) throws IOException {
+    for (DataFile file : files.finish()) {
+      out.accept(file);
       filesWritten.inc();
       rowsWritten.inc(file.numRecords());
     }
-    writer = null;
-    expectedRows = Math.max(DataFileWriter.DEFAULT_EXPECTED_ROWS, largest);
   }
 
   @Teardown
   public void teardown() {
-    if (writer != null) {
-      writer.close();
-      writer = null;
+    if (files != null) {
+      files.abandon();
+    }
+  }
+
+  /**
+   * {@link WriteDataFilesFn} for raw events that come with the dead letters of their parsing:
+   * writes the events and passes each dead letter on to {@code deadLetters}, unchanged, with its
+   * timestamp.
+   */
+  static final class FromOutcomes extends DoFn<ParseOutcome, DataFile> {
+    private final WriteDataFilesFn<Event> events;
+    private final TupleTag<DeadLetter> deadLetters;
+
+    FromOutcomes(String warehouse, String runId, TupleTag<DeadLetter> deadLetters) {
+      this.events = new WriteDataFilesFn<>(warehouse, DeltaLakeIO.RAW_EVENTS, runId);
+      this.deadLetters = deadLetters;
+    }
+
+    @Setup
+    public void setup() {
+      events.setup();
+    }
+
+    @StartBundle
+    public void startBundle() {
+      events.startBundle();
+    }
+
+    @ProcessElement
+    public void process(
+        @Element ParseOutcome outcome, @Timestamp Instant timestamp, MultiOutputReceiver out)
+        throws IOException {
+      if (outcome.parsed()) {
+        events.process(outcome.event(), timestamp);
+      } else {
+        out.get(deadLetters).output(outcome.deadLetter());
+      }
+    }
+
+    @FinishBundle
+    public void finishBundle(FinishBundleContext context) throws IOException {
+      events.emitFinished(file -> context.output(file, file.earliest(), GlobalWindow.INSTANCE));
+    }
+
+    @Teardown
+    public void teardown() {
+      events.teardown();
     }
   }
 }

@@ -542,6 +542,41 @@ public final class ModelCoders {
     public void verifyDeterministic() {}
   }
 
+  /** Coder for {@link ParseOutcome}: a tag byte, then the event's or the dead letter's coding. */
+  public static final class ParseOutcomeCoder extends AtomicCoder<ParseOutcome> {
+    private static final ParseOutcomeCoder INSTANCE = new ParseOutcomeCoder();
+    private static final int EVENT = 1;
+    private static final int DEAD_LETTER = 2;
+
+    public static ParseOutcomeCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(ParseOutcome value, OutputStream out) throws IOException {
+      if (value.parsed()) {
+        out.write(EVENT);
+        EventCoder.of().encode(value.event(), out);
+      } else {
+        out.write(DEAD_LETTER);
+        DeadLetterCoder.of().encode(value.deadLetter(), out);
+      }
+    }
+
+    @Override
+    public ParseOutcome decode(InputStream in) throws IOException {
+      int tag = readByte(in);
+      return switch (tag) {
+        case EVENT -> ParseOutcome.of(EventCoder.of().decode(in));
+        case DEAD_LETTER -> ParseOutcome.of(DeadLetterCoder.of().decode(in));
+        default -> throw new CoderException("not a ParseOutcome: tag " + tag);
+      };
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
+
   /** Coder for {@link LateEvent}. */
   public static final class LateEventCoder extends AtomicCoder<LateEvent> {
     private static final LateEventCoder INSTANCE = new LateEventCoder();

@@ -7,6 +7,7 @@ import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.RawInput;
 import java.util.List;
 import org.apache.beam.sdk.metrics.Counter;
@@ -40,6 +41,9 @@ import org.joda.time.Instant;
  * PCollection<Event> events = parsed.get(ParseEvents.EVENTS);
  * PCollection<DeadLetter> bad = parsed.get(ParseEvents.DEAD_LETTERS);
  * }</pre>
+ *
+ * <p>{@link #outcomes()} gives the same results in one collection of {@link ParseOutcome}s, for a
+ * consumer that takes both (the raw_events writer of a bounded run).
  */
 public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollectionTuple> {
   private static final long serialVersionUID = 1L;
@@ -100,6 +104,15 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     return config;
   }
 
+  /**
+   * The same parsing with one output: each input's event (timestamped with its event time) or
+   * dead letter, as a {@link ParseOutcome}. A ParDo with two consumed outputs is persisted whole by
+   * the classic SparkRunner in batch, payloads included; one output consumed once is not.
+   */
+  public Outcomes outcomes() {
+    return new Outcomes(config, rules);
+  }
+
   @Override
   public PCollectionTuple expand(PCollection<RawInput> input) {
     PCollectionTuple result =
@@ -112,8 +125,31 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     return result;
   }
 
-  /** Parses each input; never throws for bad input. */
-  static final class ParseFn extends DoFn<RawInput, Event> {
+  /** {@link ParseEvents} with one output of {@link ParseOutcome}s; see {@link #outcomes()}. */
+  public static final class Outcomes extends PTransform<PCollection<RawInput>, PCollection<ParseOutcome>> {
+    private static final long serialVersionUID = 1L;
+
+    private final ParseConfig config;
+    private final ComparisonRules rules;
+
+    private Outcomes(ParseConfig config, ComparisonRules rules) {
+      this.config = config;
+      this.rules = rules;
+    }
+
+    @Override
+    public PCollection<ParseOutcome> expand(PCollection<RawInput> input) {
+      return input
+          .apply("ParseJson", ParDo.of(new OutcomeFn(new EventParser(config, rules))))
+          .setCoder(ModelCoders.ParseOutcomeCoder.of());
+    }
+  }
+
+  /**
+   * Parses one input with the given scratch and hands the event or the dead letter on; never
+   * throws for bad input. The one place both DoFns parse, so their results cannot differ.
+   */
+  abstract static class ParsingFn<OutputT> extends DoFn<RawInput, OutputT> {
     private static final long serialVersionUID = 1L;
 
     private final EventParser parser;
@@ -122,7 +158,7 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     // Per DoFn instance, which Beam calls from one thread at a time.
     private transient EventParser.Scratch scratch;
 
-    ParseFn(EventParser parser) {
+    ParsingFn(EventParser parser) {
       this.parser = parser;
     }
 
@@ -131,21 +167,20 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
       scratch = new EventParser.Scratch();
     }
 
-    @ProcessElement
-    public void processElement(@Element RawInput raw, MultiOutputReceiver out) {
+    /** Returns the event, or null after counting the input as a dead letter in {@code bad}. */
+    final Event parse(RawInput raw, java.util.function.Consumer<DeadLetter> bad) {
       Event event;
       try {
         event = parser.parse(raw, scratch);
       } catch (InvalidEventException e) {
-        out.get(DEAD_LETTERS)
-            .output(
-                new DeadLetter(
-                    raw.side(), raw.bytes(), e.getMessage(), STAGE, raw.origin(), Instant.now()));
+        bad.accept(
+            new DeadLetter(
+                raw.side(), raw.bytes(), e.getMessage(), STAGE, raw.origin(), Instant.now()));
         deadLetters.inc();
-        return;
+        return null;
       }
-      out.get(EVENTS).outputWithTimestamp(event, event.eventTime());
       parsed.inc();
+      return event;
     }
 
     /**
@@ -160,6 +195,40 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     @Override
     public Duration getAllowedTimestampSkew() {
       return Duration.millis(Long.MAX_VALUE);
+    }
+  }
+
+  /** Events to {@link #EVENTS}, bad input to {@link #DEAD_LETTERS}. */
+  static final class ParseFn extends ParsingFn<Event> {
+    private static final long serialVersionUID = 1L;
+
+    ParseFn(EventParser parser) {
+      super(parser);
+    }
+
+    @ProcessElement
+    public void processElement(@Element RawInput raw, MultiOutputReceiver out) {
+      Event event = parse(raw, out.get(DEAD_LETTERS)::output);
+      if (event != null) {
+        out.get(EVENTS).outputWithTimestamp(event, event.eventTime());
+      }
+    }
+  }
+
+  /** Both kinds of result to the one output, as {@link ParseOutcome}s. */
+  static final class OutcomeFn extends ParsingFn<ParseOutcome> {
+    private static final long serialVersionUID = 1L;
+
+    OutcomeFn(EventParser parser) {
+      super(parser);
+    }
+
+    @ProcessElement
+    public void processElement(@Element RawInput raw, OutputReceiver<ParseOutcome> out) {
+      Event event = parse(raw, bad -> out.output(ParseOutcome.of(bad)));
+      if (event != null) {
+        out.outputWithTimestamp(ParseOutcome.of(event), event.eventTime());
+      }
     }
   }
 }

@@ -15,6 +15,7 @@ import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ModelCoders.DeadLetterCoder;
 import io.streamrecon.model.ModelCoders.DeltaRecordCoder;
 import io.streamrecon.model.ModelCoders.EventCoder;
@@ -23,6 +24,7 @@ import io.streamrecon.model.ModelCoders.LateEventCoder;
 import io.streamrecon.model.ModelCoders.PointerCoder;
 import io.streamrecon.model.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Origin;
+import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
@@ -56,6 +58,7 @@ import org.apache.beam.sdk.transforms.FlatMapElements;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -169,6 +172,66 @@ public class DeltaLakeIOTest {
       assertEquals("run-1", row.get("run_id"));
     }
 
+  }
+
+  /**
+   * The writer of parse outcomes stores the events as {@code writeRawEvents()} does (pointers to
+   * their rows, at event time) and passes every dead letter on unchanged, none of them stored.
+   */
+  @Test
+  public void fromOutcomesStoresTheEventsAndPassesTheDeadLettersOn() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = TestEvents.events(Side.SOURCE, "s", 20, TestEvents.T0);
+    List<DeadLetter> deadLetters = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      deadLetters.add(
+          new DeadLetter(
+              Side.TARGET,
+              ("{bad " + i).getBytes(StandardCharsets.UTF_8),
+              "truncated JSON",
+              "ParseEvents",
+              Origin.fileLine("t.jsonl", i + 1),
+              TestEvents.T0));
+    }
+    List<TimestampedValue<ParseOutcome>> outcomes = new ArrayList<>();
+    for (Event e : events) {
+      outcomes.add(TimestampedValue.of(ParseOutcome.of(e), e.eventTime()));
+    }
+    for (DeadLetter d : deadLetters) {
+      outcomes.add(TimestampedValue.of(ParseOutcome.of(d), TestEvents.T0.plus(60_000)));
+    }
+
+    PCollectionTuple written =
+        p.apply(Create.timestamped(outcomes).withCoder(ModelCoders.ParseOutcomeCoder.of()))
+            .apply(
+                DeltaLakeIO.writeRawEvents()
+                    .withWarehouse(warehouse)
+                    .withRunId("run-1")
+                    .fromOutcomes());
+    PCollection<EventRef> refs = written.get(DeltaLakeIO.FromOutcomes.EVENT_REFS);
+    PAssert.that(refs.apply("Timestamps", ParDo.of(new WithTimestamp())))
+        .containsInAnyOrder(
+            events.stream()
+                .map(e -> e.side() + "/" + e.naturalId() + "@" + e.eventTime().getMillis())
+                .toList());
+    PAssert.that(
+            refs.apply("Pointers", MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
+                .setCoder(PointerCoder.of())
+                .apply(DeltaLakeIO.lookup().withWarehouse(warehouse))
+                .apply("Payloads", MapElements.into(TypeDescriptors.strings())
+                    .via(s -> s.pointer().naturalId() + "=" + new String(s.payload(), StandardCharsets.UTF_8))))
+        .containsInAnyOrder(
+            events.stream()
+                .map(e -> e.naturalId() + "=" + new String(e.payload(), StandardCharsets.UTF_8))
+                .toList());
+    PAssert.that(written.get(DeltaLakeIO.FromOutcomes.DEAD_LETTERS)).containsInAnyOrder(deadLetters);
+    p.run().waitUntilFinish();
+
+    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
+    assertEquals(
+        events.stream().map(Event::naturalId).collect(Collectors.toSet()),
+        rows.stream().map(r -> (String) r.get("natural_id")).collect(Collectors.toSet()));
+    assertEquals(events.size(), rows.size());
   }
 
   /**

@@ -10,6 +10,7 @@ import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
+import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +25,7 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;
 import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Filter;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.Reify;
 import org.apache.beam.sdk.values.PCollection;
@@ -79,8 +81,13 @@ public class ParseEventsTest {
         .setCoder(ModelCoders.DeadLetterCoder.of());
   }
 
-  @Test
-  public void mixedBundleGivesExactEventsAndDeadLetters() throws Exception {
+  /** Inputs of every kind, good and bad, and exactly what parsing them must give. */
+  private record Mixed(
+      List<TimestampedValue<RawInput>> inputs,
+      List<TimestampedValue<Event>> events,
+      List<DeadLetter> deadLetters) {}
+
+  private static Mixed mixed() throws Exception {
     String good1 = "{\"id\":\"a\",\"eventTime\":\"2026-01-01T02:00:00+02:00\",\"v\":1.0}";
     String good2 = "{\"id\":42,\"eventTime\":1767225601000}";
     String good3 = "{\"v\":[1,2],\"id\":\"42\",\"eventTime\":\"2026-01-01T00:00:02Z\"}";
@@ -118,14 +125,8 @@ public class ParseEventsTest {
     for (RawInput raw : inputs) {
       timestamped.add(TimestampedValue.of(raw, READ_TIME));
     }
-    long startedAt = Instant.now().getMillis();
-    PCollectionTuple parsed =
-        pipeline
-            .apply(Create.timestamped(timestamped).withCoder(ModelCoders.RawInputCoder.of()))
-            .apply("ParseEvents", ParseEvents.create());
-
-    PAssert.that(parsed.get(ParseEvents.EVENTS).apply(Reify.timestamps()))
-        .containsInAnyOrder(
+    List<TimestampedValue<Event>> events =
+        List.of(
             TimestampedValue.of(
                 new Event(
                     Side.SOURCE,
@@ -157,8 +158,8 @@ public class ParseEventsTest {
     String tooDeep =
         "JSON exceeds a parser limit: Depth (1001) exceeds the maximum allowed nesting depth"
             + " (1000)";
-    PAssert.that(withoutFailedAt(parsed.get(ParseEvents.DEAD_LETTERS)))
-        .containsInAnyOrder(
+    List<DeadLetter> deadLetters =
+        List.of(
             dead(notUtf8, "not valid UTF-8: malformed byte sequence at byte offset 7"),
             dead(empty, "empty input"),
             dead(blank, "blank input (only whitespace)"),
@@ -174,6 +175,22 @@ public class ParseEventsTest {
                 duplicate,
                 "duplicate key /id at line 1, column 15; duplicate keys make an event ambiguous"),
             dead(noTime, "timeField /eventTime is missing"));
+    return new Mixed(timestamped, events, deadLetters);
+  }
+
+  @Test
+  public void mixedBundleGivesExactEventsAndDeadLetters() throws Exception {
+    Mixed mixed = mixed();
+    long startedAt = Instant.now().getMillis();
+    PCollectionTuple parsed =
+        pipeline
+            .apply(Create.timestamped(mixed.inputs()).withCoder(ModelCoders.RawInputCoder.of()))
+            .apply("ParseEvents", ParseEvents.create());
+
+    PAssert.that(parsed.get(ParseEvents.EVENTS).apply(Reify.timestamps()))
+        .containsInAnyOrder(mixed.events());
+    PAssert.that(withoutFailedAt(parsed.get(ParseEvents.DEAD_LETTERS)))
+        .containsInAnyOrder(mixed.deadLetters());
 
     PAssert.that(parsed.get(ParseEvents.DEAD_LETTERS))
         .satisfies(
@@ -183,6 +200,40 @@ public class ParseEventsTest {
               }
               return null;
             });
+
+    PipelineResult result = pipeline.run();
+    result.waitUntilFinish();
+    assertEquals(3, counter(result, "events_parsed"));
+    assertEquals(11, counter(result, "dead_letters"));
+  }
+
+  @Test
+  public void outcomesCarryTheSameEventsAndDeadLettersInOneCollection() throws Exception {
+    Mixed mixed = mixed();
+    PCollection<ParseOutcome> outcomes =
+        pipeline
+            .apply(Create.timestamped(mixed.inputs()).withCoder(ModelCoders.RawInputCoder.of()))
+            .apply("ParseEvents", ParseEvents.create().outcomes());
+
+    PAssert.that(
+            outcomes
+                .apply("EventsOnly", Filter.by(ParseOutcome::parsed))
+                .apply(
+                    "TheEvent",
+                    MapElements.into(TypeDescriptor.of(Event.class)).via(ParseOutcome::event))
+                .setCoder(ModelCoders.EventCoder.of())
+                .apply(Reify.timestamps()))
+        .containsInAnyOrder(mixed.events());
+    PAssert.that(
+            withoutFailedAt(
+                outcomes
+                    .apply("DeadLettersOnly", Filter.by(o -> !o.parsed()))
+                    .apply(
+                        "TheDeadLetter",
+                        MapElements.into(TypeDescriptor.of(DeadLetter.class))
+                            .via(ParseOutcome::deadLetter))
+                    .setCoder(ModelCoders.DeadLetterCoder.of())))
+        .containsInAnyOrder(mixed.deadLetters());
 
     PipelineResult result = pipeline.run();
     result.waitUntilFinish();

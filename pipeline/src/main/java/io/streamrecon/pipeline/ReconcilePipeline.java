@@ -134,7 +134,8 @@ public final class ReconcilePipeline {
                         ? PairEvents.Expiry.PROCESSING_TIME
                         : PairEvents.Expiry.EVENT_TIME)
                 .withProcessingGrace(s.processingGrace())
-                .withBuckets(s.pairingBuckets()));
+                .withBuckets(s.pairingBuckets())
+                .withPlainMatches(s.emitMatches()));
 
     PCollection<DeltaRecord> diffed =
         paired
@@ -477,6 +478,9 @@ public final class ReconcilePipeline {
   /**
    * Keeps the verdicts that become DeltaRecords: MISSING always; MATCH only with {@code
    * --emitMatches} or when it supersedes an earlier verdict (a resolved mismatch must be visible).
+   * PairEvents already leaves plain MATCHes out when {@code --emitMatches} is off ({@code
+   * withPlainMatches}), so that they are not carried through its persisted output; this step keeps
+   * the rule in the graph, whose shape jobs restored from older checkpoints expect.
    */
   static final class SelectReportedFn extends DoFn<Verdict, Verdict> {
     private final boolean emitMatches;

@@ -118,10 +118,11 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
       Duration allowedLateness,
       Expiry expiry,
       Duration processingGrace,
-      int buckets)
+      int buckets,
+      boolean plainMatches)
       implements Serializable {
     Settings withBuckets(int n) {
-      return new Settings(timeout, allowedLateness, expiry, processingGrace, n);
+      return new Settings(timeout, allowedLateness, expiry, processingGrace, n, plainMatches);
     }
   }
 
@@ -152,7 +153,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * equal to the timeout.
    */
   public static PairEvents create() {
-    return new PairEvents(new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null, DEFAULT_BUCKETS));
+    return new PairEvents(new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null, DEFAULT_BUCKETS, true));
   }
 
   /**
@@ -167,7 +168,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace(),
-            settings.buckets()));
+            settings.buckets(), settings.plainMatches()));
   }
 
   /**
@@ -186,7 +187,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace(),
-            settings.buckets()));
+            settings.buckets(), settings.plainMatches()));
   }
 
   /**
@@ -199,7 +200,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace(),
-            settings.buckets()));
+            settings.buckets(), settings.plainMatches()));
   }
 
   /**
@@ -214,7 +215,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace,
-            settings.buckets()));
+            settings.buckets(), settings.plainMatches()));
   }
 
   /**
@@ -230,6 +231,25 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
           "buckets must be in [1, " + MAX_BUCKETS + "], got " + buckets);
     }
     return new PairEvents(settings.withBuckets(buckets));
+  }
+
+  /**
+   * Whether a MATCH verdict that supersedes nothing goes to {@link #VERDICTS}. Default true. Off,
+   * such a verdict is only counted (metric {@value #METRIC_MATCH}), for a pipeline that stores
+   * differences only: it does not carry every matching pair on (the classic SparkRunner persists
+   * this transform's whole output in batch, and MATCHes are most of it). A MATCH that supersedes
+   * an earlier verdict is always emitted: it corrects what was reported.
+   */
+  public PairEvents withPlainMatches(boolean plainMatches) {
+    return new PairEvents(
+        new Settings(
+            settings.timeout(), settings.allowedLateness(), settings.expiry(),
+            settings.processingGrace(), settings.buckets(), plainMatches));
+  }
+
+  /** Whether MATCH verdicts that supersede nothing are emitted. */
+  public boolean getPlainMatches() {
+    return settings.plainMatches();
   }
 
   /** The bucket count. */
@@ -279,6 +299,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
         .add(DisplayData.item("timeout", getTimeout()).withLabel("Pairing timeout"))
         .add(DisplayData.item("expiry", getExpiry().name()).withLabel("Expiry clock"))
         .add(DisplayData.item("buckets", getBuckets()).withLabel("Pairing buckets"))
+        .add(DisplayData.item("plainMatches", getPlainMatches()).withLabel("Plain MATCH verdicts emitted"))
         .add(
             getExpiry() == Expiry.EVENT_TIME
                 ? DisplayData.item("allowedLateness", getAllowedLateness())
@@ -311,6 +332,9 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
                   : new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness());
           case PROCESSING_TIME -> new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace());
         };
+    if (!getPlainMatches()) {
+      fn = fn.withoutPlainMatches();
+    }
 
     int buckets = getBuckets();
     PCollection<KV<Integer, EventRef>> keyed =

@@ -105,10 +105,18 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
 
   final PairingRules rules;
   private final long grainMillis;
+  // Set once, before the DoFn is serialized to the runner (PairEvents#withPlainMatches).
+  private boolean plainMatches = true;
 
   PairEventsFn(PairingRules rules, Duration dueSpan) {
     this.rules = Objects.requireNonNull(rules, "rules");
     this.grainMillis = Math.max(1, dueSpan.getMillis() / SLOTS_PER_TIMEOUT);
+  }
+
+  /** This DoFn, counting MATCH verdicts that supersede nothing without emitting them. */
+  PairEventsFn withoutPlainMatches() {
+    plainMatches = false;
+    return this;
   }
 
   private static Counter counter(String name) {
@@ -324,7 +332,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   }
 
   /** Emits the step's verdicts, with {@code timestamp} if given, else the current one. */
-  private static void emit(PairingRules.Step step, MultiOutputReceiver out, Instant timestamp) {
+  private void emit(PairingRules.Step step, MultiOutputReceiver out, Instant timestamp) {
     for (Verdict verdict : step.verdicts()) {
       switch (verdict.status()) {
         case MISMATCH -> {
@@ -333,7 +341,9 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         }
         case MATCH -> {
           MATCH.inc();
-          output(out.get(PairEvents.VERDICTS), verdict, timestamp);
+          if (plainMatches || verdict.supersedes() != null) {
+            output(out.get(PairEvents.VERDICTS), verdict, timestamp);
+          }
         }
         case MISSING_IN_TARGET -> {
           MISSING_IN_TARGET.inc();

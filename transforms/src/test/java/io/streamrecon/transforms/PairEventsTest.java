@@ -192,6 +192,37 @@ public class PairEventsTest {
     assertEquals(0, counter(result, PairEvents.METRIC_SUPERSEDED));
   }
 
+  /**
+   * Without plain matches, a MATCH that supersedes nothing is counted and not emitted; the MATCH
+   * that resolves a mismatch, the mismatch and MISSING verdicts still are.
+   */
+  @Test
+  public void withoutPlainMatchesOnlyCorrectingMatchesAreEmitted() {
+    EventRef plainS = src("plain", min(0), A);
+    EventRef plainT = tgt("plain", min(1), A);
+    EventRef s1 = src("k", min(0), A);
+    EventRef t = tgt("k", min(1), B);
+    EventRef s2 = src("k", min(2), B);
+    EventRef alone = src("alone", min(0), A);
+    Verdict mismatch = verdict(Status.MISMATCH, s1, t);
+    Verdict resolved = Verdict.of("k", Status.MATCH, s2, t, mismatch.verdictId());
+    PCollectionTuple out =
+        pair(
+            stream()
+                .addElements(at(plainS), at(s1), at(alone))
+                .addElements(at(plainT), at(t))
+                .addElements(at(s2))
+                .advanceWatermarkToInfinity(),
+            PairEvents.create().withPlainMatches(false));
+    PAssert.that(out.get(PairEvents.MISMATCHES)).containsInAnyOrder(mismatch);
+    PAssert.that(out.get(PairEvents.VERDICTS))
+        .containsInAnyOrder(resolved, verdict(Status.MISSING_IN_TARGET, alone, null));
+    PipelineResult result = p.run();
+    result.waitUntilFinish();
+    assertEquals("both MATCHes counted", 2, counter(result, PairEvents.METRIC_MATCH));
+    assertEquals(6, counter(result, PairEvents.METRIC_EVENTS_IN_VERDICTS));
+  }
+
   @Test
   public void olderVersionsAreCountedSupersededAndDropped() {
     // Paired: the older source version arrives after the pair formed.

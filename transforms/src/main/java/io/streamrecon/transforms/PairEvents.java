@@ -328,13 +328,11 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
         switch (getExpiry()) {
           case EVENT_TIME ->
               input.isBounded() == PCollection.IsBounded.BOUNDED
-                  ? new PairEventsFn.SortedBoundedExpiry(rules)
-                  : new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness());
-          case PROCESSING_TIME -> new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace());
+                  ? new PairEventsFn.SortedBoundedExpiry(rules, getPlainMatches())
+                  : new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness(), getPlainMatches());
+          case PROCESSING_TIME ->
+              new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace(), getPlainMatches());
         };
-    if (!getPlainMatches()) {
-      fn = fn.withoutPlainMatches();
-    }
 
     int buckets = getBuckets();
     PCollection<KV<Integer, EventRef>> keyed =

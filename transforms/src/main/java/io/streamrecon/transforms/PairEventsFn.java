@@ -105,18 +105,13 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
 
   final PairingRules rules;
   private final long grainMillis;
-  // Set once, before the DoFn is serialized to the runner (PairEvents#withPlainMatches).
-  private boolean plainMatches = true;
+  /** Whether MATCH verdicts that supersede nothing are emitted (else only counted). */
+  private final boolean plainMatches;
 
-  PairEventsFn(PairingRules rules, Duration dueSpan) {
+  PairEventsFn(PairingRules rules, Duration dueSpan, boolean plainMatches) {
     this.rules = Objects.requireNonNull(rules, "rules");
     this.grainMillis = Math.max(1, dueSpan.getMillis() / SLOTS_PER_TIMEOUT);
-  }
-
-  /** This DoFn, counting MATCH verdicts that supersede nothing without emitting them. */
-  PairEventsFn withoutPlainMatches() {
-    plainMatches = false;
-    return this;
+    this.plainMatches = plainMatches;
   }
 
   private static Counter counter(String name) {
@@ -406,8 +401,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
 
     private final Duration allowedLateness;
 
-    EventTimeExpiry(PairingRules rules, Duration allowedLateness) {
-      super(rules, rules.timeout());
+    EventTimeExpiry(PairingRules rules, Duration allowedLateness, boolean plainMatches) {
+      super(rules, rules.timeout(), plainMatches);
       this.allowedLateness = Objects.requireNonNull(allowedLateness, "allowedLateness");
     }
 
@@ -475,8 +470,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
-    SortedBoundedExpiry(PairingRules rules) {
-      super(rules, rules.timeout());
+    SortedBoundedExpiry(PairingRules rules, boolean plainMatches) {
+      super(rules, rules.timeout(), plainMatches);
     }
 
     @RequiresTimeSortedInput
@@ -548,8 +543,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
 
     private final Duration grace;
 
-    ProcessingTimeExpiry(PairingRules rules, Duration grace) {
-      super(rules, grace);
+    ProcessingTimeExpiry(PairingRules rules, Duration grace, boolean plainMatches) {
+      super(rules, grace, plainMatches);
       this.grace = Objects.requireNonNull(grace, "grace");
     }
 

@@ -146,8 +146,8 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
   }
 
   /**
-   * Parses one input with the given scratch and hands the event or the dead letter on; never
-   * throws for bad input. The one place both DoFns parse, so their results cannot differ.
+   * Parses one input with the DoFn's scratch into its event or dead letter; never throws for bad
+   * input. The one place both DoFns parse, so their results cannot differ.
    */
   abstract static class ParsingFn<OutputT> extends DoFn<RawInput, OutputT> {
     private static final long serialVersionUID = 1L;
@@ -167,20 +167,19 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
       scratch = new EventParser.Scratch();
     }
 
-    /** Returns the event, or null after counting the input as a dead letter in {@code bad}. */
-    final Event parse(RawInput raw, java.util.function.Consumer<DeadLetter> bad) {
+    /** The input's event or dead letter, counted. */
+    final ParseOutcome parse(RawInput raw) {
       Event event;
       try {
         event = parser.parse(raw, scratch);
       } catch (InvalidEventException e) {
-        bad.accept(
+        deadLetters.inc();
+        return ParseOutcome.of(
             new DeadLetter(
                 raw.side(), raw.bytes(), e.getMessage(), STAGE, raw.origin(), Instant.now()));
-        deadLetters.inc();
-        return null;
       }
       parsed.inc();
-      return event;
+      return ParseOutcome.of(event);
     }
 
     /**
@@ -208,9 +207,11 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
 
     @ProcessElement
     public void processElement(@Element RawInput raw, MultiOutputReceiver out) {
-      Event event = parse(raw, out.get(DEAD_LETTERS)::output);
-      if (event != null) {
-        out.get(EVENTS).outputWithTimestamp(event, event.eventTime());
+      ParseOutcome outcome = parse(raw);
+      if (outcome.parsed()) {
+        out.get(EVENTS).outputWithTimestamp(outcome.event(), outcome.event().eventTime());
+      } else {
+        out.get(DEAD_LETTERS).output(outcome.deadLetter());
       }
     }
   }
@@ -225,9 +226,11 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
 
     @ProcessElement
     public void processElement(@Element RawInput raw, OutputReceiver<ParseOutcome> out) {
-      Event event = parse(raw, bad -> out.output(ParseOutcome.of(bad)));
-      if (event != null) {
-        out.outputWithTimestamp(ParseOutcome.of(event), event.eventTime());
+      ParseOutcome outcome = parse(raw);
+      if (outcome.parsed()) {
+        out.outputWithTimestamp(outcome, outcome.event().eventTime());
+      } else {
+        out.output(outcome);
       }
     }
   }

@@ -67,6 +67,7 @@ public class FlinkRecoveryTest {
     assertTrue(o.isExternalizedCheckpointsEnabled());
     assertTrue(o.getRetainExternalizedCheckpointsOnCancellation());
     assertEquals(FlinkRecovery.DEFAULT_STATE_BACKEND, o.getStateBackend());
+    assertTrue(o.getFinishBundleBeforeCheckpointing());
     assertThat(o.getStateBackendStoragePath(), containsString("/root/flink"));
     assertNull(o.getSavepointPath());
     assertThat(r.description(), containsString("nothing to restore"));
@@ -109,9 +110,11 @@ public class FlinkRecoveryTest {
                 "--runner=FlinkRunner",
                 "--checkpointingInterval=60000",
                 "--stateBackend=rocksdb",
-                "--stateBackendStoragePath=file:///elsewhere")
+                "--stateBackendStoragePath=file:///elsewhere",
+                "--finishBundleBeforeCheckpointing=false")
             .as(FlinkPipelineOptions.class);
     new FlinkRecovery().configure(o, job(root));
+    assertFalse(o.getFinishBundleBeforeCheckpointing());
     assertEquals(60000L, (long) o.getCheckpointingInterval());
     assertEquals("rocksdb", o.getStateBackend());
     assertEquals("file:///elsewhere", o.getStateBackendStoragePath());

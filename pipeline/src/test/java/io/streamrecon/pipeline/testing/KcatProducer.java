@@ -51,11 +51,11 @@ public final class KcatProducer implements AutoCloseable {
         // (without it kcat exits once all brokers are down).
         // socket.timeout.ms=10000: a produce request that the broker left unanswered around its
         // stop or restart is retried after 10 s instead of librdkafka's default 60 s. With the
-        // default, kcat's buffered records once came 39 s after the broker answered again, and in
-        // another CI run (judging by which records one of the two pipelines found late) more than
-        // 70 s after, past the outage test's --kafkaIdleAfter. What the pipeline does with such a
-        // producer is documented (README, Known problems); these tests are about the pipeline, so
-        // their producers give up on an unanswered request sooner.
+        // default, kcat's buffered records once came 39 s after the broker answered again. What
+        // the pipeline does with such a producer is documented (README, Known problems); these
+        // tests are about the pipeline, so their producers give up on an unanswered request sooner.
+        // (Two later failures of the outage test that looked like a late producer were the
+        // pipeline's: see FlinkQuietInputTest.)
         // enable.idempotence=true (the Java client's default since Kafka 3.0, not librdkafka's):
         // a batch retried so keeps its place in the partition and is stored once, even when the
         // broker had stored it before it went silent.

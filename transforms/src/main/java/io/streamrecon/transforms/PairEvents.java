@@ -329,7 +329,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
           case EVENT_TIME ->
               input.isBounded() == PCollection.IsBounded.BOUNDED
                   ? new PairEventsFn.SortedBoundedExpiry(rules, getPlainMatches())
-                  : new PairEventsFn.EventTimeExpiry(rules, getAllowedLateness(), getPlainMatches());
+                  : new PairEventsFn.EventTimeExpiry(
+                      rules, getAllowedLateness(), getPlainMatches());
           case PROCESSING_TIME ->
               new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace(), getPlainMatches());
         };

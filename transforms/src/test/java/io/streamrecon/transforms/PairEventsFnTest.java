@@ -177,7 +177,8 @@ public class PairEventsFnTest {
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     EventRef other = src("other", min(0), A);
-    PairEventsFn.ProcessingTimeExpiry before = new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
+    PairEventsFn.ProcessingTimeExpiry before =
+        new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
     timer.now = wallClock;
     before.processElement(
         KV.of(0, s), s.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
@@ -189,7 +190,8 @@ public class PairEventsFnTest {
 
     // The job is down for an hour; restored in a new JVM (here: a DoFn it has not seen), its first
     // call is the timer firing long after both entries were due.
-    PairEventsFn.ProcessingTimeExpiry after = new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
+    PairEventsFn.ProcessingTimeExpiry after =
+        new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
     Instant restart = wallClock.plus(Duration.standardHours(1));
     timer.now = restart;
     after.expire(due, restart, bucket.bucket(), out);
@@ -223,7 +225,8 @@ public class PairEventsFnTest {
 
   @Test
   public void processingTimeMovesTheDueTimeOnEveryEventAndFiresOnlyWhenDue() {
-    PairEventsFn.ProcessingTimeExpiry fn = new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
+    PairEventsFn.ProcessingTimeExpiry fn =
+        new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     timer.now = wallClock;

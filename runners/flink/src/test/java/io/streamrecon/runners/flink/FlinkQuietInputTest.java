@@ -3,6 +3,7 @@ package io.streamrecon.runners.flink;
 import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.pipeline.JobIdentity;
+import io.streamrecon.pipeline.testing.ChildProcesses;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,10 +78,13 @@ public class FlinkQuietInputTest {
         .apply("CountArrivals", ParDo.of(new CountArrivalsFn()));
     PipelineResult result = p.run();
     try {
-      long deadline = System.nanoTime() + 90_000_000_000L;
-      while (ARRIVED.get() < EVENTS && System.nanoTime() < deadline) {
-        Thread.sleep(100); // polls the counter until the deadline
-      }
+      ChildProcesses.await(
+          "every event past an open bundle at a checkpoint while the input is quiet",
+          90,
+          null,
+          null,
+          () -> ARRIVED.get() >= EVENTS,
+          () -> ARRIVED.get() + " of " + EVENTS + " arrived");
       assertEquals(
           "events past an open bundle at a checkpoint while the input is quiet",
           EVENTS,

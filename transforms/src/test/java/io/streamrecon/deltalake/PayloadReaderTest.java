@@ -137,6 +137,14 @@ public class PayloadReaderTest {
       for (int page = 0; page < index.getPageCount(); page++) {
         pageRows = Math.max(pageRows, index.getLastRowIndex(page, 2000) - index.getFirstRowIndex(page) + 1);
       }
+      // About 2 KB rows: a page is cut at the first size check past DataFileFormat.PAGE_BYTES.
+      assertThat(
+          "payload pages are small, so a fetch decodes few rows it does not want",
+          pageRows,
+          lessThan(
+              (long) DataFileFormat.PAGE_BYTES / 2000
+                  + DataFileFormat.ROWS_PER_PAGE_SIZE_CHECK
+                  + 1));
     }
 
     List<Pointer> wanted =

@@ -24,6 +24,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.options.ExperimentalOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -273,6 +274,7 @@ public final class ReconcilePipeline {
     options.as(DirectOptions.class).setBlockOnRun(false);
     boundSparkBatchStorage(options);
     boundSparkBatchSort(options);
+    streamSparkBatchReads(options);
     Pipeline pipeline = build(Pipeline.create(options), s, writer);
     LOG.info(
         "run {}: source {}, target {}, warehouse {}, timeout {}, expiry {}, rules {}",
@@ -386,6 +388,27 @@ public final class ReconcilePipeline {
     }
     if (System.getProperty(SPARK_SPILL_THRESHOLD) == null) {
       System.setProperty(SPARK_SPILL_THRESHOLD, SPARK_BATCH_SPILL_THRESHOLD);
+    }
+  }
+
+  /** The Beam experiment that lets the classic Spark runner stream a splittable DoFn's output. */
+  static final String SPARK_SDF_BOUNDED_OUTPUT = "use_bounded_concurrent_output_for_sdf";
+
+  /**
+   * On the SparkRunner in batch, turns on {@value #SPARK_SDF_BOUNDED_OUTPUT} unless it is set.
+   * That runner keeps every output of one input element in a list before passing any on (Beam 2.70
+   * {@code UnboundedSparkInputDataProcessor}), so reading a file, one input element, held all its
+   * lines: heap followed file size. With the experiment, a splittable DoFn's outputs go on through
+   * a queue of 500 filled by a second thread ({@code BoundedSparkInputDataProcessor}), and {@link
+   * ReadJsonLines} reads with one. Other steps are unchanged: the experiment applies only to
+   * splittable DoFns.
+   */
+  public static void streamSparkBatchReads(PipelineOptions options) {
+    if (Runners.isSparkBatch(options)) {
+      ExperimentalOptions experimental = options.as(ExperimentalOptions.class);
+      if (!ExperimentalOptions.hasExperiment(experimental, SPARK_SDF_BOUNDED_OUTPUT)) {
+        ExperimentalOptions.addExperiment(experimental, SPARK_SDF_BOUNDED_OUTPUT);
+      }
     }
   }
 

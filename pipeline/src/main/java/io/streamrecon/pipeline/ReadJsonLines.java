@@ -17,7 +17,6 @@ import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.transforms.splittabledofn.OffsetRangeTracker;
 import org.apache.beam.sdk.transforms.splittabledofn.RestrictionTracker;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
@@ -112,11 +111,6 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
     @GetRestrictionCoder
     public Coder<OffsetRange> restrictionCoder() {
       return OffsetRange.Coder.of();
-    }
-
-    @NewTracker
-    public OffsetRangeTracker tracker(@Restriction OffsetRange restriction) {
-      return new OffsetRangeTracker(restriction);
     }
 
     @ProcessElement

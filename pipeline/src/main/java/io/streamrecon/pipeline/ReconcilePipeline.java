@@ -405,10 +405,9 @@ public final class ReconcilePipeline {
    */
   public static void streamSparkBatchReads(PipelineOptions options) {
     if (Runners.isSparkBatch(options)) {
-      ExperimentalOptions experimental = options.as(ExperimentalOptions.class);
-      if (!ExperimentalOptions.hasExperiment(experimental, SPARK_SDF_BOUNDED_OUTPUT)) {
-        ExperimentalOptions.addExperiment(experimental, SPARK_SDF_BOUNDED_OUTPUT);
-      }
+      // Adds it only if it is not there yet.
+      ExperimentalOptions.addExperiment(
+          options.as(ExperimentalOptions.class), SPARK_SDF_BOUNDED_OUTPUT);
     }
   }
 

@@ -44,7 +44,14 @@ record DataFile(
     Objects.requireNonNull(earliest, "earliest");
   }
 
-  /** The row keys, read from the sidecar when they are not inline. */
+  /** The row keys one row at a time, streamed from the sidecar when they are not inline. */
+  RowKeys.Reader keyReader(
+      org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
+      throws IOException {
+    return RowKeys.reader(rowKeys, rowKeysFile, conf, tableRoot);
+  }
+
+  /** All the row keys at once, read from the sidecar when they are not inline (tests, tools). */
   byte[] keys(org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
       throws IOException {
     return RowKeys.load(rowKeys, rowKeysFile, conf, tableRoot);

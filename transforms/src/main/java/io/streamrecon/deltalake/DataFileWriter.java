@@ -1,7 +1,9 @@
 package io.streamrecon.deltalake;
 
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +22,11 @@ import org.joda.time.Instant;
  * partition directory, and describes each file for the committer. Files are invisible to readers
  * until committed; a file of a failed bundle is never committed and is removed by VACUUM.
  *
+ * <p>A file's row keys ({@link RowKeys}) are kept in memory only while they fit inline; past
+ * {@link RowKeys#INLINE_MAX_BYTES} they are streamed to the file's sidecar as they are written, so
+ * an open file costs the writer a bounded buffer however many rows it takes (a batch run's 256 MB
+ * raw_events file carries about 13 MB of keys, and each task keeps a file open per side).
+ *
  * <p>Not thread-safe; one per DoFn instance and bundle.
  */
 final class DataFileWriter<T> implements AutoCloseable {
@@ -31,6 +38,9 @@ final class DataFileWriter<T> implements AutoCloseable {
   static final long DEFAULT_EXPECTED_ROWS = DataFileFormat.MIN_BLOOM_KEYS;
 
   private static final int SIZE_CHECK_INTERVAL = 1000;
+
+  /** The write buffer of a sidecar being streamed. */
+  private static final int SIDECAR_BUFFER_BYTES = 64 << 10;
 
   private final Configuration conf;
   private final Path tableRoot;
@@ -48,8 +58,31 @@ final class DataFileWriter<T> implements AutoCloseable {
     final RowWriteSupport<T> support;
     final ParquetWriter<T> writer;
     final FileStats stats;
-    final ByteArrayOutputStream rowKeys = new ByteArrayOutputStream();
+    /** The row keys while they fit inline; null once they go to {@link #sidecar}. */
+    ByteArrayOutputStream inlineKeys = new ByteArrayOutputStream();
+    /** The sidecar's path relative to the table root, once the keys outgrew the inline limit. */
+    String sidecar = "";
+    OutputStream sidecarOut;
     Instant earliest;
+
+    OutputStream rowKeys() {
+      return inlineKeys != null ? inlineKeys : sidecarOut;
+    }
+
+    /** Moves the keys to a sidecar once they no longer fit inline. */
+    void spillKeysIfLarge() throws IOException {
+      if (inlineKeys == null || inlineKeys.size() <= inlineKeysMaxBytes) {
+        return;
+      }
+      sidecar = RowKeys.sidecarPath(runId, relativePath);
+      Path path = new Path(tableRoot, sidecar);
+      // Overwrites what a failed attempt of the same bundle may have left.
+      sidecarOut =
+          new BufferedOutputStream(
+              path.getFileSystem(conf).create(path, true), SIDECAR_BUFFER_BYTES);
+      inlineKeys.writeTo(sidecarOut);
+      inlineKeys = null;
+    }
 
     OpenFile(String relativePath, Map<String, String> partitionValues) throws IOException {
       this.relativePath = relativePath;
@@ -118,7 +151,8 @@ final class DataFileWriter<T> implements AutoCloseable {
     file.support.setContext(context);
     file.writer.write(record);
     file.stats.add(record, context);
-    RowKeys.encode(layout, record, file.rowKeys);
+    RowKeys.encode(layout, record, file.rowKeys());
+    file.spillKeysIfLarge();
     if (file.earliest == null || timestamp.isBefore(file.earliest)) {
       file.earliest = timestamp;
     }
@@ -127,6 +161,15 @@ final class DataFileWriter<T> implements AutoCloseable {
       open.remove(directory);
       finished.add(close(file));
     }
+  }
+
+  /** Bytes of row keys held in memory for the open files (bounded by the inline limit each). */
+  long inlineKeyBytes() {
+    long bytes = 0;
+    for (OpenFile file : open.values()) {
+      bytes += file.inlineKeys == null ? 0 : file.inlineKeys.size();
+    }
+    return bytes;
   }
 
   /** Closes every open file and returns the descriptions of all files written since the start. */
@@ -144,11 +187,11 @@ final class DataFileWriter<T> implements AutoCloseable {
     file.writer.close();
     Path path = new Path(tableRoot, file.relativePath);
     FileStatus status = path.getFileSystem(conf).getFileStatus(path);
-    byte[] keys = file.rowKeys.toByteArray();
-    String sidecar = "";
-    if (keys.length > inlineKeysMaxBytes) {
-      sidecar = RowKeys.sidecarPath(runId, file.relativePath);
-      RowKeys.writeSidecar(conf, tableRoot, sidecar, keys);
+    byte[] keys;
+    if (file.inlineKeys != null) {
+      keys = file.inlineKeys.toByteArray();
+    } else {
+      file.sidecarOut.close();
       keys = new byte[0];
     }
     return new DataFile(
@@ -160,7 +203,7 @@ final class DataFileWriter<T> implements AutoCloseable {
         file.stats.numRecords(),
         file.stats.toJson(),
         keys,
-        sidecar,
+        file.sidecar,
         file.earliest);
   }
 
@@ -179,6 +222,15 @@ final class DataFileWriter<T> implements AutoCloseable {
         fs.delete(path, false);
       } catch (IOException e) {
         // Left for VACUUM, which removes files no commit references.
+      }
+      if (file.sidecarOut != null) {
+        Path sidecar = new Path(tableRoot, file.sidecar);
+        try {
+          file.sidecarOut.close();
+          sidecar.getFileSystem(conf).delete(sidecar, false);
+        } catch (IOException e) {
+          // Left for VACUUM, which removes sidecars older than its retention.
+        }
       }
     }
     open.clear();

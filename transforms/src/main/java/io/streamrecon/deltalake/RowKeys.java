@@ -1,15 +1,18 @@
 package io.streamrecon.deltalake;
 
 import io.streamrecon.model.ModelCoders;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PushbackInputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -45,15 +48,6 @@ final class RowKeys {
     return SIDECAR_DIRECTORY + "/" + runId + "/" + name + ".keys";
   }
 
-  /** Writes keys to a sidecar, replacing one a failed attempt may have left. */
-  static void writeSidecar(Configuration conf, Path tableRoot, String relative, byte[] keys)
-      throws IOException {
-    Path path = new Path(tableRoot, relative);
-    try (FSDataOutputStream out = path.getFileSystem(conf).create(path, true)) {
-      out.write(keys);
-    }
-  }
-
   /** The keys: {@code inline}, or the sidecar's content when {@code sidecar} is not empty. */
   static byte[] load(byte[] inline, String sidecar, Configuration conf, Path tableRoot)
       throws IOException {
@@ -74,6 +68,51 @@ final class RowKeys {
       in.readFully(keys);
     }
     return keys;
+  }
+
+  /** The read buffer of a sidecar being streamed. */
+  private static final int SIDECAR_BUFFER_BYTES = 64 << 10;
+
+  /**
+   * Reads the keys ({@code inline}, or the sidecar's content when {@code sidecar} is not empty) one
+   * row at a time: a batch run's file has some 100,000 rows, whose decoded keys (about 60 MB
+   * for a raw_events file) need never be live at once.
+   */
+  static Reader reader(byte[] inline, String sidecar, Configuration conf, Path tableRoot)
+      throws IOException {
+    if (sidecar.isEmpty()) {
+      return new Reader(new ByteArrayInputStream(inline));
+    }
+    if (conf == null || tableRoot == null) {
+      throw new IllegalStateException("row keys in sidecar " + sidecar + " need the table root");
+    }
+    Path path = new Path(tableRoot, sidecar);
+    return new Reader(
+        new BufferedInputStream(path.getFileSystem(conf).open(path), SIDECAR_BUFFER_BYTES));
+  }
+
+  /** The rows of some row keys, in order; see {@link #reader}. */
+  static final class Reader implements Closeable {
+    private final PushbackInputStream in;
+
+    Reader(InputStream in) {
+      this.in = new PushbackInputStream(in, 1);
+    }
+
+    /** The next row, or {@code null} after the last. */
+    Row next() throws IOException {
+      int first = in.read();
+      if (first < 0) {
+        return null;
+      }
+      in.unread(first);
+      return new Row(ModelCoders.readString(in), ModelCoders.readBytes(in));
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
   }
 
   /** Removes the sidecars a run wrote under a table (the run is over: nothing replays them). */
@@ -106,11 +145,10 @@ final class RowKeys {
   }
 
   static List<Row> decode(byte[] rowKeys) {
-    ByteArrayInputStream in = new ByteArrayInputStream(rowKeys);
     List<Row> rows = new ArrayList<>();
-    try {
-      while (in.available() > 0) {
-        rows.add(new Row(ModelCoders.readString(in), ModelCoders.readBytes(in)));
+    try (Reader reader = new Reader(new ByteArrayInputStream(rowKeys))) {
+      for (Row row = reader.next(); row != null; row = reader.next()) {
+        rows.add(row);
       }
     } catch (IOException e) {
       throw new IllegalStateException("corrupt row keys of a data file", e);

@@ -128,6 +128,71 @@ public class RowKeysSidecarTest {
   }
 
   @Test
+  public void keysStreamToTheSidecarOnceTheyOutgrowTheInlineLimitSoAnOpenFileHoldsLittle()
+      throws Exception {
+    int inlineMax = 1_000;
+    List<Event> events = new ArrayList<>(TestEvents.events(Side.SOURCE, "a", 300, TestEvents.T0));
+    events.addAll(TestEvents.events(Side.TARGET, "a", 300, TestEvents.T0));
+    String inlineWh = tmp.newFolder("inline").getPath();
+    String streamedWh = tmp.newFolder("streamed").getPath();
+    Path streamedRoot = DeltaLakeCommitter.tablePath(streamedWh, DeltaLakeIO.RAW_EVENTS);
+    List<DataFile> inline = write(inlineWh, events, RowKeys.INLINE_MAX_BYTES);
+    long largestHeld = 0;
+    List<DataFile> streamed;
+    try (DataFileWriter<Event> writer =
+        new DataFileWriter<>(
+            conf,
+            streamedRoot,
+            TableLayouts.RAW_EVENTS,
+            "run-1",
+            DataFileWriter.MAX_FILE_BYTES,
+            DataFileWriter.DEFAULT_EXPECTED_ROWS,
+            inlineMax)) {
+      for (Event e : events) {
+        writer.write(e, e.eventTime());
+        largestHeld = Math.max(largestHeld, writer.inlineKeyBytes());
+      }
+      streamed = writer.finish();
+    }
+    // Two open files (one per side), each holding at most the limit and one row's keys.
+    assertTrue("held " + largestHeld, largestHeld <= 2 * (inlineMax + 300));
+    assertEquals(2, streamed.size());
+    for (int i = 0; i < streamed.size(); i++) {
+      DataFile f = streamed.get(i);
+      assertEquals(0, f.rowKeys().length);
+      assertTrue(inline.get(i).rowKeys().length > 10 * inlineMax);
+      assertArrayEquals(inline.get(i).rowKeys(), f.keys(conf, streamedRoot));
+    }
+  }
+
+  @Test
+  public void anAbandonedFileTakesItsStreamedSidecarWithIt() throws Exception {
+    Path root = DeltaLakeCommitter.tablePath(tmp.getRoot().getPath(), DeltaLakeIO.RAW_EVENTS);
+    java.nio.file.Path sidecars =
+        java.nio.file.Path.of(tmp.getRoot().getPath(), DeltaLakeIO.RAW_EVENTS)
+            .resolve("_streamrecon_row_keys/run-1");
+    try (DataFileWriter<Event> writer =
+        new DataFileWriter<>(
+            conf,
+            root,
+            TableLayouts.RAW_EVENTS,
+            "run-1",
+            DataFileWriter.MAX_FILE_BYTES,
+            DataFileWriter.DEFAULT_EXPECTED_ROWS,
+            0)) {
+      for (Event e : TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0)) {
+        writer.write(e, e.eventTime());
+      }
+      try (var listing = Files.list(sidecars)) {
+        assertEquals(1, listing.filter(p -> p.toString().endsWith(".keys")).count());
+      }
+    } // closed without finish(): the bundle failed
+    try (var listing = Files.list(sidecars)) {
+      assertEquals(0, listing.filter(p -> p.toString().endsWith(".keys")).count());
+    }
+  }
+
+  @Test
   public void vacuumRemovesSidecarsOlderThanTheRetention() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<DataFile> files = write(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0), 0);

@@ -399,9 +399,10 @@ public final class ReconcilePipeline {
    * That runner keeps every output of one input element in a list before passing any on (Beam 2.70
    * {@code UnboundedSparkInputDataProcessor}), so reading a file, one input element, held all its
    * lines: heap followed file size. With the experiment, a splittable DoFn's outputs go on through
-   * a queue of 500 filled by a second thread ({@code BoundedSparkInputDataProcessor}), and {@link
-   * ReadJsonLines} reads with one. Other steps are unchanged: the experiment applies only to
-   * splittable DoFns.
+   * a queue of 500 filled by a second thread ({@code BoundedSparkInputDataProcessor}). {@link
+   * ReadJsonLines} reads with one, and {@code DeltaLakeIO}'s ExpandPointers (a committed file's
+   * pointers, one input element) expands a bounded input with one. Other steps are unchanged: the
+   * experiment applies only to splittable DoFns.
    */
   public static void streamSparkBatchReads(PipelineOptions options) {
     if (Runners.isSparkBatch(options)) {

@@ -46,10 +46,11 @@ record CommittedRows(
     }
   }
 
-  /** The row keys, read from the sidecar when they are not inline. */
-  byte[] keys(org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
+  /** The row keys one row at a time, streamed from the sidecar when they are not inline. */
+  RowKeys.Reader keyReader(
+      org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
       throws IOException {
-    return RowKeys.load(rowKeys, rowKeysFile, conf, tableRoot);
+    return RowKeys.reader(rowKeys, rowKeysFile, conf, tableRoot);
   }
 
   /** The row index of the {@code i}-th row. */

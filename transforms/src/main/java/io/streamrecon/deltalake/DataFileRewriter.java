@@ -30,10 +30,9 @@ final class DataFileRewriter {
   static DataFile withoutRows(
       Configuration conf, Path tableRoot, TableLayout<?> layout, DataFile source, boolean[] keep)
       throws IOException {
-    List<RowKeys.Row> keys = RowKeys.decode(source.keys(conf, tableRoot));
-    if (keys.size() != keep.length || keys.size() != source.numRecords()) {
+    if (keep.length != source.numRecords()) {
       throw new IllegalStateException(
-          source + " carries keys of " + keys.size() + " rows, expected " + keep.length);
+          source + " has " + source.numRecords() + " rows, " + keep.length + " to keep or drop");
     }
     String directory = TableLayout.partitionDirectory(source.partitionValues());
     String name = "part-" + UUID.randomUUID() + ".snappy.parquet";
@@ -53,7 +52,8 @@ final class DataFileRewriter {
             layout,
             keeping);
     long kept = 0;
-    try (ParquetReader<Group> reader =
+    try (RowKeys.Reader keys = source.keyReader(conf, tableRoot);
+        ParquetReader<Group> reader =
             DataFileFormat.reader(
                     new GroupReadSupport(),
                     HadoopInputFile.fromPath(new Path(tableRoot, source.path()), conf))
@@ -61,19 +61,21 @@ final class DataFileRewriter {
         ParquetWriter<Group> writer = builder.build()) {
       int row = 0;
       for (Group g = reader.read(); g != null; g = reader.read(), row++) {
-        if (row >= keep.length) {
+        RowKeys.Row key = keys.next();
+        if (row >= keep.length || key == null) {
           throw new IllegalStateException(source + " has more rows than its keys");
         }
         if (keep[row]) {
           Group current = g;
           writer.write(current);
           stats.addValues(c -> DeltaLakeTables.value(current, c));
-          RowKeys.write(keys.get(row), rowKeys);
+          RowKeys.write(key, rowKeys);
           kept++;
         }
       }
-      if (row != keep.length) {
-        throw new IllegalStateException(source + " has " + row + " rows, its keys " + keep.length);
+      if (row != keep.length || keys.next() != null) {
+        throw new IllegalStateException(
+            source + " has " + row + " rows, not the " + keep.length + " its row keys describe");
       }
     }
     if (kept == 0) {

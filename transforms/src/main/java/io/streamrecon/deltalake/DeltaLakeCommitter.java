@@ -16,10 +16,12 @@ import io.delta.standalone.types.StructType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -114,6 +116,34 @@ final class DeltaLakeCommitter {
    * of the batch; a file with copies is rewritten without them.
    */
   Outcome commit(String appId, long txnVersion, List<DataFile> files) {
+    return commit(appId, txnVersion, files, false);
+  }
+
+  /**
+   * {@link #commit(String, long, List)}, for the last pane of its window when {@code lastPane}: no
+   * later pane of the writer follows, so its {@link WriterHistory} is dropped instead of growing
+   * by this commit's rows. A batch run commits its whole input in one such pane, and the history
+   * of it (8 to 16 bytes per row: 48 MB at 1M records) would stay live in the committer until the
+   * end of the run for nothing. A retry of the pane still recognises its rows: a fresh history
+   * reads the writer's recent commits from the log, as after a restart.
+   */
+  Outcome commit(String appId, long txnVersion, List<DataFile> files, boolean lastPane) {
+    try {
+      return commitPane(appId, txnVersion, files, !lastPane);
+    } finally {
+      if (lastPane) {
+        histories.remove(appId);
+      }
+    }
+  }
+
+  /** Writers whose history this committer holds (tests). */
+  Set<String> writersRemembered() {
+    return Collections.unmodifiableSet(histories.keySet());
+  }
+
+  private Outcome commitPane(
+      String appId, long txnVersion, List<DataFile> files, boolean rememberCommit) {
     WriterHistory history =
         histories.computeIfAbsent(
             appId, id -> new WriterHistory(conf, log, tableRoot, layout, id));
@@ -171,11 +201,13 @@ final class DeltaLakeCommitter {
       try {
         CommitResult result = txn.commit(actions, operation, ENGINE_INFO);
         long version = result.getVersion();
-        try {
-          history.addOwn(version, plan.files);
-        } catch (IOException e) {
-          // Committed, but not remembered: a replay then finds the rows through the log.
-          throw new UncheckedIOException("reading row keys of " + layout.name + " files", e);
+        if (rememberCommit) {
+          try {
+            history.addOwn(version, plan.files);
+          } catch (IOException e) {
+            // Committed, but not remembered: a replay then finds the rows through the log.
+            throw new UncheckedIOException("reading row keys of " + layout.name + " files", e);
+          }
         }
         List<Recognised> recognised = new ArrayList<>(plan.recognised.size());
         for (Recognised r : plan.recognised) {
@@ -204,8 +236,8 @@ final class DeltaLakeCommitter {
 
   /**
    * Splits the batch into new rows and copies. Copies of earlier rows of the same batch are found
-   * by fingerprint (confirmed by identity), so the batch costs about 16 bytes per row beyond its
-   * row keys; only one file's decoded keys are held at a time.
+   * by fingerprint (confirmed by identity), so the batch costs about 16 bytes per row; the keys are
+   * read one row at a time (streamed from a sidecar), never a whole file's at once.
    */
   private Plan plan(WriterHistory history, List<DataFile> files) throws IOException {
     List<boolean[]> keepPerFile = new ArrayList<>(files.size());
@@ -217,28 +249,33 @@ final class DeltaLakeCommitter {
     LongHashSet seen = new LongHashSet();
     for (int fi = 0; fi < files.size(); fi++) {
       DataFile file = files.get(fi);
-      List<RowKeys.Row> rows = RowKeys.decode(file.keys(conf, tableRoot));
-      if (rows.size() != file.numRecords()) {
-        throw new IllegalStateException(file + " carries keys of " + rows.size() + " rows");
-      }
-      boolean[] keep = new boolean[rows.size()];
-      for (int ri = 0; ri < rows.size(); ri++) {
-        String id = rows.get(ri).identity();
-        WriterHistory.Location before = history.find(id);
-        if (before != null) {
-          recognised.add(new Recognised(rows.get(ri), file.partitionValues(), before));
-          continue;
-        }
-        if (!seen.add(RowKeys.fingerprint(id))) {
-          int[] first = firstKept(files, keepPerFile, rows, keep, fi, id);
-          if (first != null) {
-            inBatchRows.add(rows.get(ri));
-            inBatchPartitions.add(file.partitionValues());
-            inBatchFirst.add(first);
+      boolean[] keep = new boolean[Math.toIntExact(file.numRecords())];
+      int ri = 0;
+      try (RowKeys.Reader rows = file.keyReader(conf, tableRoot)) {
+        for (RowKeys.Row row = rows.next(); row != null; row = rows.next(), ri++) {
+          if (ri == keep.length) {
+            throw new IllegalStateException(file + " carries keys of more rows");
+          }
+          String id = row.identity();
+          WriterHistory.Location before = history.find(id);
+          if (before != null) {
+            recognised.add(new Recognised(row, file.partitionValues(), before));
             continue;
           }
+          if (!seen.add(RowKeys.fingerprint(id))) {
+            int[] first = firstKept(files, keepPerFile, keep, fi, id);
+            if (first != null) {
+              inBatchRows.add(row);
+              inBatchPartitions.add(file.partitionValues());
+              inBatchFirst.add(first);
+              continue;
+            }
+          }
+          keep[ri] = true;
         }
-        keep[ri] = true;
+      }
+      if (ri != keep.length) {
+        throw new IllegalStateException(file + " carries keys of " + ri + " rows");
       }
       keepPerFile.add(keep);
     }
@@ -282,23 +319,20 @@ final class DeltaLakeCommitter {
 
   /**
    * The kept row of the batch with this identity, as {fileIndex, row}: rare, only after a
-   * fingerprint match, so earlier files' keys are decoded again rather than held.
+   * fingerprint match, so the files' keys are read again rather than held.
    */
   private int[] firstKept(
-      List<DataFile> files,
-      List<boolean[]> keepPerFile,
-      List<RowKeys.Row> currentRows,
-      boolean[] currentKeep,
-      int current,
-      String id)
+      List<DataFile> files, List<boolean[]> keepPerFile, boolean[] currentKeep, int current, String id)
       throws IOException {
     for (int fi = 0; fi <= current; fi++) {
-      List<RowKeys.Row> rows =
-          fi == current ? currentRows : RowKeys.decode(files.get(fi).keys(conf, tableRoot));
+      // The current file's rows from the match on are not kept yet: its scan stops short of them.
       boolean[] keep = fi == current ? currentKeep : keepPerFile.get(fi);
-      for (int ri = 0; ri < keep.length; ri++) {
-        if (keep[ri] && rows.get(ri).identity().equals(id)) {
-          return new int[] {fi, ri};
+      try (RowKeys.Reader rows = files.get(fi).keyReader(conf, tableRoot)) {
+        RowKeys.Row row = rows.next();
+        for (int ri = 0; ri < keep.length && row != null; ri++, row = rows.next()) {
+          if (keep[ri] && row.identity().equals(id)) {
+            return new int[] {fi, ri};
+          }
         }
       }
     }

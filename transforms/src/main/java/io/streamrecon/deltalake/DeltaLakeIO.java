@@ -18,6 +18,7 @@ import java.util.List;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
@@ -358,11 +359,13 @@ public final class DeltaLakeIO {
                   config.warehouse(), appId, config.autoCompactFiles());
       // The commit step emits one small element per file and ExpandPointers the pointers, so no
       // step's output for one element is every pointer of a pane (a batch run's whole input).
-      return grouped
-          .apply("CommitDataFiles", ParDo.of(fn))
-          .setCoder(CommittedRows.Coder.of())
-          .apply("ExpandPointers", ParDo.of(new CommitFiles.ExpandPointersFn(config.warehouse())))
-          .setCoder(EventRefCoder.of());
+      PCollection<CommittedRows> committed =
+          grouped.apply("CommitDataFiles", ParDo.of(fn)).setCoder(CommittedRows.Coder.of());
+      DoFn<CommittedRows, EventRef> expand =
+          committed.isBounded() == PCollection.IsBounded.BOUNDED
+              ? new CommitFiles.SplittableExpandPointersFn(config.warehouse())
+              : new CommitFiles.ExpandPointersFn(config.warehouse());
+      return committed.apply("ExpandPointers", ParDo.of(expand)).setCoder(EventRefCoder.of());
     }
   }
 

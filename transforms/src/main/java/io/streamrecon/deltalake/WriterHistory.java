@@ -133,8 +133,10 @@ final class WriterHistory {
     List<StoredFile> stored = new ArrayList<>();
     for (DataFile f : files) {
       List<String> ids = new ArrayList<>();
-      for (RowKeys.Row r : RowKeys.decode(f.keys(conf, tableRoot))) {
-        ids.add(r.identity());
+      try (RowKeys.Reader rows = f.keyReader(conf, tableRoot)) {
+        for (RowKeys.Row r = rows.next(); r != null; r = rows.next()) {
+          ids.add(r.identity());
+        }
       }
       stored.add(new StoredFile(f.path(), sorted(ids)));
     }

@@ -118,6 +118,30 @@ public class DeltaLakeCommitterTest {
   }
 
   @Test
+  public void aWindowsLastPaneLeavesNoHistoryBehindAndItsRetryIsStillRecognised()
+      throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    List<DataFile> early = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
+    committer.commit("app", 0, early, false);
+    assertEquals(Set.of("app"), committer.writersRemembered());
+
+    List<DataFile> last = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 4, TestEvents.T0));
+    DeltaLakeCommitter.Outcome committed = committer.commit("app", 1, last, true);
+    assertFalse(committed.alreadyCommitted());
+    // A batch run's single pane: its rows are not kept in memory after the commit.
+    assertEquals(Set.of(), committer.writersRemembered());
+
+    // The same last pane retried by the same committer: every row is found through the log.
+    DeltaLakeCommitter.Outcome retried = committer.commit("app", 1, last, true);
+    assertTrue(retried.alreadyCommitted());
+    assertEquals(4, retried.recognised().size());
+    assertEquals(committed.tableVersion(), retried.tableVersion());
+    assertEquals(7, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+    assertEquals(Set.of(), committer.writersRemembered());
+  }
+
+  @Test
   public void anOlderBatchReplayedAfterLaterCommitsIsFoundAndSkipped() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);

@@ -284,6 +284,41 @@ public class DeltaLakeIOTest {
     assertEquals(40, rows.stream().map(r -> r.get("origin_offset")).distinct().count());
   }
 
+  /** The DoFn class of the step whose full name ends with {@code name}. */
+  private static Class<?> fnOfStep(org.apache.beam.sdk.Pipeline pipeline, String name) {
+    List<Class<?>> fns = new ArrayList<>();
+    pipeline.traverseTopologically(
+        new org.apache.beam.sdk.Pipeline.PipelineVisitor.Defaults() {
+          @Override
+          public void visitPrimitiveTransform(
+              org.apache.beam.sdk.runners.TransformHierarchy.Node node) {
+            if (node.getFullName().contains("/" + name + "/")
+                && node.getTransform() instanceof ParDo.MultiOutput<?, ?> parDo) {
+              fns.add(parDo.getFn().getClass());
+            }
+          }
+        });
+    assertEquals(name + " steps", 1, fns.size());
+    return fns.get(0);
+  }
+
+  @Test
+  public void pointersOfABoundedInputAreExpandedSplittablySoSparkStreamsThem() {
+    String warehouse = tmp.getRoot().getPath();
+    org.apache.beam.sdk.Pipeline bounded = org.apache.beam.sdk.Pipeline.create();
+    bounded
+        .apply(Create.timestamped(timestamped(TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0)))
+            .withCoder(EventCoder.of()))
+        .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-1"));
+    assertEquals(CommitFiles.SplittableExpandPointersFn.class, fnOfStep(bounded, "ExpandPointers"));
+
+    org.apache.beam.sdk.Pipeline unbounded = org.apache.beam.sdk.Pipeline.create();
+    unbounded
+        .apply(TestStream.create(EventCoder.of()).advanceWatermarkToInfinity())
+        .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-1"));
+    assertEquals(CommitFiles.ExpandPointersFn.class, fnOfStep(unbounded, "ExpandPointers"));
+  }
+
   @Test
   public void theCommitStepRequiresStableInputOnlyWhenAsked() {
     String warehouse = tmp.getRoot().getPath();

@@ -365,8 +365,12 @@ public final class ReconcilePipeline {
   public static final String SPARK_SPILL_THRESHOLD =
       "spark.shuffle.spill.numElementsForceSpillThreshold";
 
-  /** The spill threshold set for a batch run on the SparkRunner (about 30 MB of coded pointers). */
-  static final String SPARK_BATCH_SPILL_THRESHOLD = "100000";
+  /**
+   * The spill threshold set for a batch run on the SparkRunner. Below what one task of a 100k-record
+   * run sorts (about 50,000 pointers), so that a larger input does not fill the sorter further:
+   * 100,000 let a 1M run hold twice a 100k run's pointers (issue 9, point 5).
+   */
+  static final String SPARK_BATCH_SPILL_THRESHOLD = "25000";
 
   /**
    * On the SparkRunner in batch, makes Spark's sorters spill every {@value

@@ -46,8 +46,8 @@ public class SparkBatchSortTest {
   }
 
   @Test
-  public void sparkBatchSpillsEvery100kElements() {
-    assertEquals("100000", thresholdAfter(FakeSparkRunner.class));
+  public void sparkBatchSpillsEvery25kElements() {
+    assertEquals("25000", thresholdAfter(FakeSparkRunner.class));
   }
 
   @Test

@@ -75,7 +75,7 @@ final class RowKeys {
 
   /**
    * Reads the keys ({@code inline}, or the sidecar's content when {@code sidecar} is not empty) one
-   * row at a time: a batch run's file has some 100,000 rows, whose decoded keys (about 60 MB
+   * row at a time: a batch run's file has some 100,000 rows, whose decoded keys (tens of MB
    * for a raw_events file) need never be live at once.
    */
   static Reader reader(byte[] inline, String sidecar, Configuration conf, Path tableRoot)

@@ -51,11 +51,6 @@ record DataFile(
     return RowKeys.reader(rowKeys, rowKeysFile, conf, tableRoot);
   }
 
-  /** All the row keys at once, read from the sidecar when they are not inline (tests, tools). */
-  byte[] keys(org.apache.hadoop.conf.Configuration conf, org.apache.hadoop.fs.Path tableRoot)
-      throws IOException {
-    return RowKeys.load(rowKeys, rowKeysFile, conf, tableRoot);
-  }
 
   @Override
   public boolean equals(Object o) {

@@ -12,7 +12,6 @@ import java.io.PushbackInputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -46,28 +45,6 @@ final class RowKeys {
   static String sidecarPath(String runId, String dataFilePath) {
     String name = dataFilePath.substring(dataFilePath.lastIndexOf('/') + 1);
     return SIDECAR_DIRECTORY + "/" + runId + "/" + name + ".keys";
-  }
-
-  /** The keys: {@code inline}, or the sidecar's content when {@code sidecar} is not empty. */
-  static byte[] load(byte[] inline, String sidecar, Configuration conf, Path tableRoot)
-      throws IOException {
-    if (sidecar.isEmpty()) {
-      return inline;
-    }
-    if (conf == null || tableRoot == null) {
-      throw new IllegalStateException("row keys in sidecar " + sidecar + " need the table root");
-    }
-    Path path = new Path(tableRoot, sidecar);
-    FileSystem fs = path.getFileSystem(conf);
-    long length = fs.getFileStatus(path).getLen();
-    if (length > Integer.MAX_VALUE - 16) {
-      throw new IllegalStateException("row keys sidecar " + path + " is too large: " + length);
-    }
-    byte[] keys = new byte[(int) length];
-    try (FSDataInputStream in = fs.open(path)) {
-      in.readFully(keys);
-    }
-    return keys;
   }
 
   /** The read buffer of a sidecar being streamed. */

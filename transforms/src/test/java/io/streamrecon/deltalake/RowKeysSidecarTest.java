@@ -32,17 +32,28 @@ public class RowKeysSidecarTest {
 
   private final Configuration conf = new Configuration();
 
+  private DataFileWriter<Event> writer(Path tableRoot, int inlineMax) {
+    return new DataFileWriter<>(
+        conf,
+        tableRoot,
+        TableLayouts.RAW_EVENTS,
+        "run-1",
+        DataFileWriter.MAX_FILE_BYTES,
+        DataFileWriter.DEFAULT_EXPECTED_ROWS,
+        inlineMax);
+  }
+
+  /** A file's row keys, inline or read whole from its sidecar. */
+  private static byte[] keysOf(DataFile f, Path tableRoot) throws Exception {
+    return f.rowKeysFile().isEmpty()
+        ? f.rowKeys()
+        : Files.readAllBytes(java.nio.file.Path.of(tableRoot.toUri().getPath(), f.rowKeysFile()));
+  }
+
   private List<DataFile> write(String warehouse, List<Event> events, int inlineMax)
       throws Exception {
     try (DataFileWriter<Event> writer =
-        new DataFileWriter<>(
-            conf,
-            DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS),
-            TableLayouts.RAW_EVENTS,
-            "run-1",
-            DataFileWriter.MAX_FILE_BYTES,
-            DataFileWriter.DEFAULT_EXPECTED_ROWS,
-            inlineMax)) {
+        writer(DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS), inlineMax)) {
       for (Event e : events) {
         writer.write(e, e.eventTime());
       }
@@ -95,7 +106,7 @@ public class RowKeysSidecarTest {
       assertEquals("", inline.get(i).rowKeysFile());
       assertArrayEquals(
           inline.get(i).rowKeys(),
-          f.keys(conf, DeltaLakeCommitter.tablePath(sidecarWh, DeltaLakeIO.RAW_EVENTS)));
+          keysOf(f, DeltaLakeCommitter.tablePath(sidecarWh, DeltaLakeIO.RAW_EVENTS)));
     }
 
     DeltaLakeCommitter.Outcome inlineOutcome =
@@ -139,15 +150,7 @@ public class RowKeysSidecarTest {
     List<DataFile> inline = write(inlineWh, events, RowKeys.INLINE_MAX_BYTES);
     long largestHeld = 0;
     List<DataFile> streamed;
-    try (DataFileWriter<Event> writer =
-        new DataFileWriter<>(
-            conf,
-            streamedRoot,
-            TableLayouts.RAW_EVENTS,
-            "run-1",
-            DataFileWriter.MAX_FILE_BYTES,
-            DataFileWriter.DEFAULT_EXPECTED_ROWS,
-            inlineMax)) {
+    try (DataFileWriter<Event> writer = writer(streamedRoot, inlineMax)) {
       for (Event e : events) {
         writer.write(e, e.eventTime());
         largestHeld = Math.max(largestHeld, writer.inlineKeyBytes());
@@ -161,7 +164,7 @@ public class RowKeysSidecarTest {
       DataFile f = streamed.get(i);
       assertEquals(0, f.rowKeys().length);
       assertTrue(inline.get(i).rowKeys().length > 10 * inlineMax);
-      assertArrayEquals(inline.get(i).rowKeys(), f.keys(conf, streamedRoot));
+      assertArrayEquals(inline.get(i).rowKeys(), keysOf(f, streamedRoot));
     }
   }
 
@@ -171,15 +174,7 @@ public class RowKeysSidecarTest {
     java.nio.file.Path sidecars =
         java.nio.file.Path.of(tmp.getRoot().getPath(), DeltaLakeIO.RAW_EVENTS)
             .resolve("_streamrecon_row_keys/run-1");
-    try (DataFileWriter<Event> writer =
-        new DataFileWriter<>(
-            conf,
-            root,
-            TableLayouts.RAW_EVENTS,
-            "run-1",
-            DataFileWriter.MAX_FILE_BYTES,
-            DataFileWriter.DEFAULT_EXPECTED_ROWS,
-            0)) {
+    try (DataFileWriter<Event> writer = writer(root, 0)) {
       for (Event e : TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0)) {
         writer.write(e, e.eventTime());
       }

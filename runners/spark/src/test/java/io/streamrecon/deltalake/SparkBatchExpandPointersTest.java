@@ -1,6 +1,5 @@
 package io.streamrecon.deltalake;
 
-import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
@@ -8,15 +7,12 @@ import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.runners.spark.HeldOpenPipe;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -72,9 +68,12 @@ public class SparkBatchExpandPointersTest {
     String sidecar = RowKeys.sidecarPath("run-1", "part-0.snappy.parquet");
     Path fifo = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS).resolve(sidecar);
     Files.createDirectories(fifo.getParent());
-    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
-    assertEquals("mkfifo", 0, mkfifo.waitFor());
     pointerSeen = new CountDownLatch(1);
+    ByteArrayOutputStream first = new ByteArrayOutputStream();
+    for (int i = 0; i < FIRST_ROWS; i++) {
+      first.write(rowKeys("first-" + i));
+    }
+    HeldOpenPipe pipe = HeldOpenPipe.start(fifo, first.toByteArray(), pointerSeen, rowKeys("last"));
 
     SparkPipelineOptions options =
         PipelineOptionsFactory.fromArgs("--runner=SparkRunner", "--sparkMaster=local[1]")
@@ -90,33 +89,10 @@ public class SparkBatchExpandPointersTest {
         .apply("ExpandPointers", ParDo.of(new CommitFiles.SplittableExpandPointersFn(warehouse)))
         .setCoder(EventRefCoder.of())
         .apply("SignalPointers", ParDo.of(new SignalFn()));
-
-    AtomicBoolean seenWhileOpen = new AtomicBoolean();
-    AtomicReference<Throwable> writeFailure = new AtomicReference<>();
-    Thread writer =
-        new Thread(
-            () -> {
-              // Opening a pipe for writing waits until the pipeline opens it for reading.
-              try (OutputStream out = Files.newOutputStream(fifo)) {
-                for (int i = 0; i < FIRST_ROWS; i++) {
-                  out.write(rowKeys("first-" + i));
-                }
-                out.flush();
-                seenWhileOpen.set(pointerSeen.await(60, TimeUnit.SECONDS));
-                out.write(rowKeys("last"));
-              } catch (Throwable e) {
-                writeFailure.set(e);
-              }
-            },
-            "fifo-writer");
-    writer.setDaemon(true);
-    writer.start();
     pipeline.run().waitUntilFinish();
-    writer.join(TimeUnit.SECONDS.toMillis(90));
 
-    assertEquals("writing the pipe failed", null, writeFailure.get());
     assertTrue(
         "the first pointer reached the next step while the row keys were still open",
-        seenWhileOpen.get());
+        pipe.seenWhileOpen());
   }
 }

@@ -1,20 +1,14 @@
 package io.streamrecon.runners.spark;
 
-import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.ReadJsonLines;
 import io.streamrecon.pipeline.ReconcilePipeline;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -50,9 +44,13 @@ public class SparkBatchFileReadTest {
   @Test
   public void aFilesLinesReachTheNextStepBeforeTheFileEnds() throws Exception {
     Path fifo = tmp.getRoot().toPath().resolve("source.jsonl");
-    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
-    assertEquals("mkfifo", 0, mkfifo.waitFor());
     lineSeen = new CountDownLatch(1);
+    HeldOpenPipe pipe =
+        HeldOpenPipe.start(
+            fifo,
+            "{\"id\":\"first\"}\n".getBytes(StandardCharsets.UTF_8),
+            lineSeen,
+            "{\"id\":\"last\"}\n".getBytes(StandardCharsets.UTF_8));
 
     SparkPipelineOptions options =
         PipelineOptionsFactory.fromArgs("--runner=SparkRunner", "--sparkMaster=local[1]")
@@ -62,31 +60,10 @@ public class SparkBatchFileReadTest {
     pipeline
         .apply("ReadSource", ReadJsonLines.of(Side.SOURCE, fifo.toString()))
         .apply("SignalLines", ParDo.of(new SignalFn()));
-
-    AtomicBoolean seenWhileOpen = new AtomicBoolean();
-    AtomicReference<Throwable> writeFailure = new AtomicReference<>();
-    Thread writer =
-        new Thread(
-            () -> {
-              // Opening a pipe for writing waits until the pipeline opens it for reading.
-              try (OutputStream out = Files.newOutputStream(fifo)) {
-                out.write("{\"id\":\"first\"}\n".getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                seenWhileOpen.set(lineSeen.await(60, TimeUnit.SECONDS));
-                out.write("{\"id\":\"last\"}\n".getBytes(StandardCharsets.UTF_8));
-              } catch (Throwable e) {
-                writeFailure.set(e);
-              }
-            },
-            "fifo-writer");
-    writer.setDaemon(true);
-    writer.start();
     pipeline.run().waitUntilFinish();
-    writer.join(TimeUnit.SECONDS.toMillis(90));
 
-    assertEquals("writing the pipe failed", null, writeFailure.get());
     assertTrue(
         "the first line reached the next step while the file was still open",
-        seenWhileOpen.get());
+        pipe.seenWhileOpen());
   }
 }

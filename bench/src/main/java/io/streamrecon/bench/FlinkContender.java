@@ -229,7 +229,7 @@ final class FlinkContender {
   private static final Pattern SUMMARY_ROW = Pattern.compile("^\\s+(\\S.*?)\\s{2,}(-?[\\d,]+)$");
 
   /**
-   * The rows of the summary {@code streamrecon run} prints ({@code io.streamrecon.pipeline.Summary
+   * The rows of the summary {@code streamrecon run} prints ({@code io.streamrecon.pipeline.run.Summary
    * #format}), label to count: {@code "  duplicate      1,234"} gives {@code duplicate -> 1234}.
    */
   static Map<String, Long> parseSummary(List<String> lines) {

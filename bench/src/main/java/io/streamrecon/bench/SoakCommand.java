@@ -426,7 +426,7 @@ public final class SoakCommand implements Callable<Integer> {
       cmd.add("-Dspark.ui.enabled=true");
       cmd.add("-Dspark.ui.port=" + uiPort);
       cp = cp != null ? cp : System.getProperty("java.class.path");
-      main = main != null ? main : "io.streamrecon.pipeline.StreamRecon";
+      main = main != null ? main : "io.streamrecon.pipeline.cli.StreamRecon";
       List<String> spark = new ArrayList<>(List.of("--runner=SparkRunner", "--sparkMaster=local[2]",
           "--checkpointDir=" + warehouse.resolve("_checkpoints").resolve("soak")));
       // The Spark runner module sets these for unbounded runs (SparkRecovery); this JVM runs

@@ -402,7 +402,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     PrintStream out = System.out;
     System.setOut(new PrintStream(OutputStream.nullOutputStream()));
     try {
-      int code = io.streamrecon.pipeline.StreamRecon.execute("explain", "--naturalId=" + key, "--warehouse=" + warehouse);
+      int code = io.streamrecon.pipeline.cli.StreamRecon.execute("explain", "--naturalId=" + key, "--warehouse=" + warehouse);
       if (code != 0) {
         throw new IllegalStateException("explain " + key + " exited " + code);
       }

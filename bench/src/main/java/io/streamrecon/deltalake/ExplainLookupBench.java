@@ -135,7 +135,7 @@ public final class ExplainLookupBench implements Callable<Integer> {
       System.setOut(new PrintStream(OutputStream.nullOutputStream()));
       int code;
       try {
-        code = io.streamrecon.pipeline.StreamRecon.execute("explain", "--naturalId=" + keys.get(i), "--warehouse=" + warehouse);
+        code = io.streamrecon.pipeline.cli.StreamRecon.execute("explain", "--naturalId=" + keys.get(i), "--warehouse=" + warehouse);
       } finally {
         System.setOut(out);
       }

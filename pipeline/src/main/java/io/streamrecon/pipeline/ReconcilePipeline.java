@@ -1,5 +1,16 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.io.InputSpec;
+import io.streamrecon.pipeline.io.ReadJsonLines;
+import io.streamrecon.pipeline.io.ReadKafka;
+import io.streamrecon.pipeline.run.JobCheckpoints;
+import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.run.Preflight;
+import io.streamrecon.pipeline.run.RulesArchive;
+import io.streamrecon.pipeline.run.RunnerRecovery;
+import io.streamrecon.pipeline.run.Runners;
+import io.streamrecon.pipeline.run.StopOnSignal;
+import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
@@ -421,7 +432,7 @@ public final class ReconcilePipeline {
    * the job's manifest (its run id goes into the options), and lets the runner's {@link
    * RunnerRecovery} point its checkpoints at the job's root and restore the newest.
    */
-  static WriterIdentity prepareRecovery(ReconcileOptions options, ReconcileSettings s) {
+  public static WriterIdentity prepareRecovery(ReconcileOptions options, ReconcileSettings s) {
     if (Runners.isDirect(options) && !options.getAllowStateLossOnCrash()) {
       throw new IllegalArgumentException(
           "an unbounded Kafka run on the DirectRunner keeps its state in memory only, so a crash"

@@ -1,5 +1,9 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.io.KafkaProperties;
+import io.streamrecon.pipeline.io.InputSpec;
+import io.streamrecon.pipeline.run.RunnerRecovery;
+import io.streamrecon.pipeline.run.Runners;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.transforms.PairEvents;

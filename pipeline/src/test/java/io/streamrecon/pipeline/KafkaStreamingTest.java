@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 

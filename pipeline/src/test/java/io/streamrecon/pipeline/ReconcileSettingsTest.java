@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.io.KafkaProperties;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.startsWith;

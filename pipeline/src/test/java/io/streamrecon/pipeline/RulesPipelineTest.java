@@ -1,5 +1,8 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.run.RulesArchive;
+import io.streamrecon.pipeline.run.Summary;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;

@@ -9,7 +9,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.Status;
-import io.streamrecon.pipeline.SampleGenerator;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -391,7 +391,7 @@ public final class CrashHarness {
     cmd.addAll(props);
     cmd.add("-cp");
     cmd.add(conf == null ? ChildProcesses.classPath() : ChildProcesses.classPath(conf));
-    cmd.add("io.streamrecon.pipeline.StreamRecon");
+    cmd.add("io.streamrecon.pipeline.cli.StreamRecon");
     cmd.addAll(args);
     Files.writeString(log, "=== start " + Instant.now() + " " + props + "\n", StandardCharsets.UTF_8,
         java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);

@@ -9,7 +9,7 @@ import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.SampleGenerator;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.streamrecon.runners.cluster;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.pipeline.SampleGenerator;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;

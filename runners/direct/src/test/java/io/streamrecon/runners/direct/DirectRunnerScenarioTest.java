@@ -7,8 +7,8 @@ import static org.junit.Assert.assertFalse;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.SampleGenerator;
-import io.streamrecon.pipeline.StreamRecon;
+import io.streamrecon.pipeline.samples.SampleGenerator;
+import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

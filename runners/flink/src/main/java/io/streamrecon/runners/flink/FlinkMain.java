@@ -1,6 +1,6 @@
 package io.streamrecon.runners.flink;
 
-import io.streamrecon.pipeline.StreamRecon;
+import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.runners.launch.QuietLogs;
 import io.streamrecon.runners.launch.RunnerMain;
 

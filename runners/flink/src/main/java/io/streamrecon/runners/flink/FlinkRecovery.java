@@ -1,8 +1,8 @@
 package io.streamrecon.runners.flink;
 
-import io.streamrecon.pipeline.JobCheckpoints;
-import io.streamrecon.pipeline.JobIdentity;
-import io.streamrecon.pipeline.RunnerRecovery;
+import io.streamrecon.pipeline.run.JobCheckpoints;
+import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.run.RunnerRecovery;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -7,9 +7,9 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.pipeline.JobCheckpoints;
-import io.streamrecon.pipeline.JobIdentity;
-import io.streamrecon.pipeline.RunnerRecovery;
+import io.streamrecon.pipeline.run.JobCheckpoints;
+import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.run.RunnerRecovery;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;

@@ -1,6 +1,6 @@
 package io.streamrecon.runners.flink;
 
-import io.streamrecon.pipeline.SampleGenerator;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.CrashHarness;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
@@ -68,7 +68,7 @@ public class StateBackendMeasurement {
     cmd.add("-cp");
     String rocks = System.getProperty("streamrecon.rocksdbJars", "");
     cmd.add(rocks.isEmpty() ? ChildProcesses.classPath() : rocks + ":" + ChildProcesses.classPath());
-    cmd.add("io.streamrecon.pipeline.StreamRecon");
+    cmd.add("io.streamrecon.pipeline.cli.StreamRecon");
     cmd.addAll(List.of("run", "--source=" + broker.uri("src"), "--target=" + broker.uri("tgt"),
         "--warehouse=" + wh, "--kafkaProperties=group.id=m-" + backend, "--runner=FlinkRunner",
         "--flinkMaster=[local]", "--parallelism=2", "--checkpointingInterval=5000",

@@ -1,7 +1,7 @@
 package io.streamrecon.runners.spark;
 
-import io.streamrecon.pipeline.JobIdentity;
-import io.streamrecon.pipeline.RunnerRecovery;
+import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.run.RunnerRecovery;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;

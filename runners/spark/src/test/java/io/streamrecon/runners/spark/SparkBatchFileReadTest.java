@@ -4,7 +4,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
-import io.streamrecon.pipeline.ReadJsonLines;
+import io.streamrecon.pipeline.io.ReadJsonLines;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.Summary;
+import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.ExpiryClock;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;

@@ -1,0 +1,278 @@
+package io.streamrecon.pipeline.io;
+
+import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.Origin;
+import io.streamrecon.model.RawInput;
+import io.streamrecon.model.Side;
+import java.lang.reflect.Method;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.beam.sdk.coders.ByteArrayCoder;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.NullableCoder;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.UnboundedSource;
+import org.apache.beam.sdk.io.kafka.KafkaCheckpointMark;
+import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.io.kafka.KafkaRecord;
+import org.apache.beam.sdk.io.kafka.KafkaTimestampType;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+
+/**
+ * Reads one Kafka topic into {@link RawInput}s: the record value as bytes, {@code
+ * topic/partition@offset} as origin, the Kafka record time as record time, and the payload's event
+ * time as element timestamp (see {@link PayloadTimestampPolicy} for the watermark). Offsets are
+ * committed when Beam finalizes a checkpoint, so a restarted job resumes after what it processed.
+ *
+ * <p>Consumer defaults, each overridable through the properties: {@code group.id=streamrecon},
+ * {@code auto.offset.reset=earliest}.
+ */
+public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
+  /** Consumer group used when the properties name none. */
+  public static final String DEFAULT_GROUP_ID = "streamrecon";
+
+  private static final String SPLIT_MARKER_TOPIC = "";
+  private static final Coder<byte[]> NULLABLE_BYTES = NullableCoder.of(ByteArrayCoder.of());
+
+  private final Side side;
+  private final InputSpec spec;
+  private final Map<String, String> properties;
+  private final String timeField;
+  private final Duration maxOutOfOrderness;
+  private final Duration idleAfter;
+  private final boolean readCommitted;
+  private final long maxRecords;
+  private final Duration maxReadTime;
+
+  private ReadKafka(
+      Side side,
+      InputSpec spec,
+      Map<String, String> properties,
+      String timeField,
+      Duration maxOutOfOrderness,
+      Duration idleAfter,
+      boolean readCommitted,
+      long maxRecords,
+      Duration maxReadTime) {
+    this.idleAfter = idleAfter;
+    this.side = side;
+    this.spec = spec;
+    this.properties = Map.copyOf(properties);
+    this.timeField = timeField;
+    this.maxOutOfOrderness = maxOutOfOrderness;
+    this.readCommitted = readCommitted;
+    this.maxRecords = maxRecords;
+    this.maxReadTime = maxReadTime;
+  }
+
+  /** Reads the Kafka topic of {@code spec} as the given side. */
+  public static ReadKafka of(Side side, InputSpec spec) {
+    if (side == null) {
+      throw new IllegalArgumentException("side must be SOURCE or TARGET");
+    }
+    if (spec == null || !spec.isKafka()) {
+      throw new IllegalArgumentException("spec must be a kafka://host:port/topic input");
+    }
+    return new ReadKafka(
+        side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30),
+        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, false, 0, null);
+  }
+
+  /** Consumer properties passed through as given (security, group id, ...). */
+  public ReadKafka withConsumerProperties(Map<String, String> props) {
+    if (props == null) {
+      throw new IllegalArgumentException("consumer properties must not be null");
+    }
+    return new ReadKafka(
+        side, spec, props, timeField, maxOutOfOrderness,
+        idleAfter, readCommitted, maxRecords, maxReadTime);
+  }
+
+  /** JSON Pointer of the event time; empty for the Kafka record time. */
+  public ReadKafka withTimeField(String field) {
+    if (field == null || !(field.isEmpty() || field.startsWith("/"))) {
+      throw new IllegalArgumentException("timeField must be empty or a JSON Pointer, got " + field);
+    }
+    return new ReadKafka(
+        side, spec, properties, field, maxOutOfOrderness,
+        idleAfter, readCommitted, maxRecords, maxReadTime);
+  }
+
+  /** The watermark's bound below the largest event time seen (zero or more). */
+  public ReadKafka withMaxOutOfOrderness(Duration bound) {
+    if (bound == null || bound.isShorterThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("maxOutOfOrderness must be zero or more, got " + bound);
+    }
+    return new ReadKafka(
+        side, spec, properties, timeField, bound,
+        idleAfter, readCommitted, maxRecords, maxReadTime);
+  }
+
+  /**
+   * How long a partition must be found empty by every backlog check before its watermark follows
+   * the wall clock (1 s to 1 h).
+   */
+  public ReadKafka withIdleAfter(Duration idle) {
+    if (idle == null
+        || idle.isShorterThan(Duration.standardSeconds(1))
+        || idle.isLongerThan(Duration.standardHours(1))) {
+      throw new IllegalArgumentException("idleAfter must be between 1s and 1h, got " + idle);
+    }
+    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idle,
+        readCommitted, maxRecords, maxReadTime);
+  }
+
+  /** Reads only committed records of transactional producers. */
+  public ReadKafka withReadCommitted(boolean committed) {
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, committed, maxRecords, maxReadTime);
+  }
+
+  /** Stops after this many records (0 = unbounded); makes the read bounded. */
+  public ReadKafka withMaxRecords(long max) {
+    if (max < 0) {
+      throw new IllegalArgumentException("maxRecords must be 0 (unbounded) or more, got " + max);
+    }
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, readCommitted, max, maxReadTime);
+  }
+
+  /** Stops after reading this long ({@code null} = unbounded); makes the read bounded. */
+  public ReadKafka withMaxReadTime(Duration max) {
+    if (max != null && !max.isLongerThan(Duration.ZERO)) {
+      throw new IllegalArgumentException("maxReadTime must be positive, got " + max);
+    }
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, readCommitted, maxRecords, max);
+  }
+
+  @Override
+  public PCollection<RawInput> expand(PBegin input) {
+    KafkaIO.Read<byte[], byte[]> read = kafkaRead();
+    PCollection<KafkaRecord<byte[], byte[]>> records =
+        primesSplits(input)
+            ? input.apply("ReadTopic", Read.from(primedSource(read)))
+            : input.apply("ReadTopic", read);
+    return records
+        .apply("ConvertToRawInput", ParDo.of(new ToRawInputFn(side)))
+        .setCoder(ModelCoders.RawInputCoder.of());
+  }
+
+  /** The KafkaIO read this transform configures. */
+  KafkaIO.Read<byte[], byte[]> kafkaRead() {
+    Map<String, Object> config = new HashMap<>();
+    config.put(ConsumerConfig.GROUP_ID_CONFIG, DEFAULT_GROUP_ID);
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    config.putAll(properties);
+    KafkaIO.Read<byte[], byte[]> read =
+        KafkaIO.<byte[], byte[]>read()
+            .withBootstrapServers(spec.bootstrapServers())
+            .withTopic(spec.topic())
+            // Coders given, not inferred: KafkaIO infers them only in its own expand(), and the
+            // Flink path (primedSource) builds the source without it. Nullable: keys are often
+            // null, and a tombstone's value is (it becomes a dead letter).
+            .withKeyDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
+            .withValueDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
+            .withConsumerConfigUpdates(config)
+            .withTimestampPolicyFactory(
+                new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness, idleAfter))
+            .commitOffsetsInFinalize();
+    if (readCommitted) {
+      read = read.withReadCommitted();
+    }
+    if (maxRecords > 0) {
+      read = read.withMaxNumRecords(maxRecords);
+    }
+    if (maxReadTime != null) {
+      read = read.withMaxReadTime(maxReadTime);
+    }
+    return read;
+  }
+
+  /**
+   * Whether the read needs {@link SplitPrimingSource}: an unbounded read on the FlinkRunner, whose
+   * source reader sends a partition's watermark only after the partition's first record.
+   */
+  private boolean primesSplits(PBegin input) {
+    return maxRecords == 0
+        && maxReadTime == null
+        && "FlinkRunner".equals(input.getPipeline().getOptions().getRunner().getSimpleName());
+  }
+
+  /** KafkaIO's unbounded source with a marker record per split start. */
+  static SplitPrimingSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> primedSource(
+      KafkaIO.Read<byte[], byte[]> read) {
+    return new SplitPrimingSource<>(makeSource(read), ReadKafka::splitMarker);
+  }
+
+  /**
+   * KafkaIO's own unbounded source, as its {@code ReadFromKafkaViaUnbounded} uses it (offset
+   * commits on finalize, the timestamp policy); {@code makeSource} is package-private.
+   */
+  @SuppressWarnings("unchecked")
+  private static UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> makeSource(
+      KafkaIO.Read<byte[], byte[]> read) {
+    try {
+      Method m = KafkaIO.Read.class.getDeclaredMethod("makeSource");
+      m.setAccessible(true);
+      return (UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark>) m.invoke(read);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("KafkaIO.Read.makeSource() is not available in this Beam", e);
+    }
+  }
+
+  /** The marker record: no Kafka topic has an empty name. */
+  static KafkaRecord<byte[], byte[]> splitMarker(Instant timestamp) {
+    return new KafkaRecord<>(
+        SPLIT_MARKER_TOPIC, -1, -1L, timestamp.getMillis(), KafkaTimestampType.NO_TIMESTAMP_TYPE,
+        null, new byte[0], new byte[0]);
+  }
+
+  static boolean isSplitMarker(KafkaRecord<?, ?> r) {
+    return SPLIT_MARKER_TOPIC.equals(r.getTopic()) && r.getOffset() < 0;
+  }
+
+  /** Keeps value, origin and record time; the element timestamp (event time) passes through. */
+  static final class ToRawInputFn extends DoFn<KafkaRecord<byte[], byte[]>, RawInput> {
+    private static final byte[] EMPTY = new byte[0];
+    private final Side side;
+    private final Counter records;
+    private final Counter splitMarkers;
+
+    ToRawInputFn(Side side) {
+      this.side = side;
+      this.records = Metrics.counter(Summary.NAMESPACE, Summary.inputCounter(side));
+      this.splitMarkers = Metrics.counter(ReadKafka.class, "kafka_split_markers");
+    }
+
+    @ProcessElement
+    public void process(@Element KafkaRecord<byte[], byte[]> r, OutputReceiver<RawInput> out) {
+      if (isSplitMarker(r)) {
+        splitMarkers.inc();
+        return;
+      }
+      records.inc();
+      byte[] value = r.getKV().getValue();
+      out.output(
+          new RawInput(
+              side,
+              value == null ? EMPTY : value,
+              Origin.kafka(r.getTopic(), r.getPartition(), r.getOffset()),
+              new Instant(r.getTimestamp())));
+    }
+  }
+}

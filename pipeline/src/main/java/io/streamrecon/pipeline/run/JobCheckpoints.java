@@ -1,0 +1,180 @@
+package io.streamrecon.pipeline.run;
+
+import io.streamrecon.pipeline.io.InputSpec;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcileSettings;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Finds or creates a streaming job's identity under {@code <warehouse>/_checkpoints/<jobName>}:
+ * the first start writes {@link JobManifest} there; a restart reuses its run id and refuses a
+ * changed state-shaping option; {@code --fresh} moves the old directory aside and starts a new run.
+ * Works on any Hadoop file system the warehouse is on.
+ */
+public final class JobCheckpoints {
+  private static final Logger LOG = LoggerFactory.getLogger(JobCheckpoints.class);
+
+  /** Directory under the warehouse that holds every job's checkpoints. */
+  public static final String DIR = "_checkpoints";
+
+  /** The manifest's file name inside a job's checkpoint root. */
+  public static final String MANIFEST = "job.json";
+
+  private static final Pattern JOB_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+  private static final DateTimeFormatter STAMP =
+      DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
+
+  private JobCheckpoints() {}
+
+  /**
+   * Reads or writes the manifest and returns the job's identity.
+   *
+   * @throws IllegalArgumentException when a state-shaping option or an explicit {@code --runId}
+   *     differs from the job's manifest, or the job name is not usable as a directory name
+   */
+  public static JobIdentity prepare(ReconcileOptions options, ReconcileSettings s) {
+    String jobName =
+        RunnerRecovery.isExplicit(options, "jobName") ? options.getJobName() : defaultJobName(s);
+    if (jobName == null || !JOB_NAME.matcher(jobName).matches()) {
+      throw new IllegalArgumentException(
+          "--jobName="
+              + jobName
+              + " is not valid: 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or"
+              + " digit (it names the checkpoint directory)");
+    }
+    String root = warehouseUri(s.warehouse()) + "/" + DIR + "/" + jobName;
+    org.apache.hadoop.fs.Path rootPath = new org.apache.hadoop.fs.Path(root);
+    org.apache.hadoop.fs.Path manifestPath = new org.apache.hadoop.fs.Path(rootPath, MANIFEST);
+    try {
+      FileSystem fs = fileSystem(root);
+      if (options.getFresh() && fs.exists(rootPath)) {
+        org.apache.hadoop.fs.Path aside =
+            new org.apache.hadoop.fs.Path(
+                rootPath.getParent(), jobName + ".replaced-" + STAMP.format(Instant.now()));
+        if (!fs.rename(rootPath, aside)) {
+          throw new IOException("cannot move " + rootPath + " to " + aside);
+        }
+        LOG.info("--fresh: moved the checkpoints of job {} aside to {}", jobName, aside);
+      }
+      java.util.Map<String, String> current = JobManifest.stateOptions(s);
+      if (fs.exists(manifestPath)) {
+        JobManifest m = JobManifest.fromJson(read(fs, manifestPath), manifestPath.toString());
+        List<String> changes = m.changes(current);
+        if (!changes.isEmpty()) {
+          throw new IllegalArgumentException(
+              "job "
+                  + jobName
+                  + " has checkpointed state built with other options: "
+                  + String.join(", ", changes)
+                  + "; restoring it would give wrong verdicts. Run with the job's values, or add"
+                  + " --fresh to start the job over (its checkpoints under "
+                  + root
+                  + " are moved aside)");
+        }
+        if (RunnerRecovery.isExplicit(options, "runId") && !options.getRunId().equals(m.runId())) {
+          throw new IllegalArgumentException(
+              "--runId="
+                  + options.getRunId()
+                  + " but job "
+                  + jobName
+                  + " is run "
+                  + m.runId()
+                  + " (in "
+                  + manifestPath
+                  + "): leave --runId out to resume it, or add --fresh to start a new run");
+        }
+        return new JobIdentity(jobName, m.runId(), root, true);
+      }
+      JobManifest m =
+          new JobManifest(
+              JobManifest.FORMAT, jobName, options.getRunId(), Instant.now().toString(), current);
+      fs.mkdirs(rootPath);
+      org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(rootPath, "." + MANIFEST + ".tmp");
+      try (OutputStream out = fs.create(tmp, true)) {
+        out.write(m.toJson().getBytes(StandardCharsets.UTF_8));
+      }
+      // Rename so that a crash mid-write never leaves a half manifest that blocks every restart.
+      if (!fs.rename(tmp, manifestPath)) {
+        throw new IOException("cannot rename " + tmp + " to " + manifestPath);
+      }
+      return new JobIdentity(jobName, m.runId(), root, false);
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "cannot read or write the job manifest " + manifestPath + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@code streamrecon-<12 hex>}: a digest of what the job reads (file pattern, or Kafka topic and
+   * consumer group) and where it writes, so that the same command names the same job while broker
+   * addresses may change.
+   */
+  public static String defaultJobName(ReconcileSettings s) {
+    String group = s.kafkaProperties().getOrDefault("group.id", "");
+    String identity =
+        String.join(
+            "\n",
+            describe(s.source()),
+            describe(s.target()),
+            group,
+            warehouseUri(s.warehouse()));
+    try {
+      byte[] d = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
+      return "streamrecon-" + HexFormat.of().formatHex(d).substring(0, 12);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String describe(InputSpec spec) {
+    return spec.isKafka() ? "kafka:" + spec.topic() : "file:" + spec.filePattern();
+  }
+
+  /** The warehouse as an absolute URI: local paths become {@code file:/abs/path}. */
+  public static String warehouseUri(String warehouse) {
+    String w = warehouse.trim();
+    String uri;
+    if (w.startsWith("file:")) {
+      uri = Path.of(URI.create(w)).toAbsolutePath().normalize().toUri().toString();
+    } else if (w.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
+      uri = w;
+    } else {
+      uri = Path.of(w).toAbsolutePath().normalize().toUri().toString();
+    }
+    return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+  }
+
+  /** The file system of a Hadoop URI; local files without checksum side files. */
+  public static FileSystem fileSystem(String uri) throws IOException {
+    FileSystem fs = FileSystem.get(URI.create(uri), new Configuration());
+    return fs instanceof LocalFileSystem l ? l.getRaw() : fs;
+  }
+
+  private static String read(FileSystem fs, org.apache.hadoop.fs.Path p) throws IOException {
+    try (InputStream in = fs.open(p)) {
+      ByteArrayOutputStream b = new ByteArrayOutputStream();
+      in.transferTo(b);
+      return b.toString(StandardCharsets.UTF_8);
+    }
+  }
+}

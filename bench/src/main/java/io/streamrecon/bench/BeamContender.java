@@ -1,10 +1,11 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.runners.spark.SparkSupport;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -68,10 +69,10 @@ final class BeamContender {
     ReconcileOptions options =
         PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).withValidation().as(ReconcileOptions.class);
     // As the command line runs it.
-    ReconcilePipeline.skipDirectRunnerChecks(options);
+    ReconcileRun.skipDirectRunnerChecks(options);
     if (spark) {
       // What the runner's own context would get (it reads system properties when made).
-      ReconcilePipeline.boundSparkBatchSort(options);
+      new SparkSupport().tune(options);
       // Started here so that its start-up is measured apart, as the peer's SparkSession is.
       jsc =
           new JavaSparkContext(
@@ -85,7 +86,7 @@ final class BeamContender {
     }
     startupSeconds = (System.nanoTime() - t0) / 1e9;
     try {
-      ReconcilePipeline.Outcome outcome = ReconcilePipeline.run(options);
+      ReconcileRun.Outcome outcome = ReconcileRun.run(options);
       readMetrics(outcome.result());
     } finally {
       if (jsc != null) {

@@ -2,7 +2,7 @@ package io.streamrecon.pipeline;
 
 import io.streamrecon.pipeline.io.KafkaProperties;
 import io.streamrecon.pipeline.io.InputSpec;
-import io.streamrecon.pipeline.run.RunnerRecovery;
+import io.streamrecon.pipeline.run.RunnerSupport;
 import io.streamrecon.pipeline.run.Runners;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ComparisonRules;
@@ -74,7 +74,7 @@ public record ReconcileSettings(
   static final int DIRECT_RUNNER_BUCKETS = 64;
 
   private static int pairingBuckets(ReconcileOptions o) {
-    return Runners.isDirect(o) && !RunnerRecovery.isExplicit(o, "pairingBuckets")
+    return Runners.isDirect(o) && !RunnerSupport.isExplicit(o, "pairingBuckets")
         ? DIRECT_RUNNER_BUCKETS
         : o.getPairingBuckets();
   }

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.samples.SampleGenerator;
 import static org.junit.Assert.assertEquals;
@@ -66,7 +67,7 @@ public class KafkaStreamingTest {
                   "--commitInterval=1s",
                   "--progressInterval=0s")
               .as(ReconcileOptions.class);
-      PipelineResult result = ReconcilePipeline.start(options);
+      PipelineResult result = ReconcileRun.start(options);
       try {
         int expectedDeadLetters = g.badLines() + 1;
         // Every id's verdict needs its entry expired, which needs the watermark past it: the

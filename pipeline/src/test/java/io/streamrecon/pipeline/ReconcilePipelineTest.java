@@ -132,12 +132,12 @@ public class ReconcilePipelineTest {
         p.apply(Create.of(missing, match, resolved).withCoder(ModelCoders.VerdictCoder.of()));
     PAssert.that(
             verdicts
-                .apply("Default", ParDo.of(new ReconcilePipeline.SelectReportedFn(false)))
+                .apply("Default", ParDo.of(new SelectReportedFn(false)))
                 .setCoder(ModelCoders.VerdictCoder.of()))
         .containsInAnyOrder(missing, resolved);
     PAssert.that(
             verdicts
-                .apply("EmitMatches", ParDo.of(new ReconcilePipeline.SelectReportedFn(true)))
+                .apply("EmitMatches", ParDo.of(new SelectReportedFn(true)))
                 .setCoder(ModelCoders.VerdictCoder.of()))
         .containsInAnyOrder(missing, match, resolved);
     p.run().waitUntilFinish();

@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.run.RulesArchive;
 import io.streamrecon.pipeline.run.Summary;
@@ -154,8 +156,8 @@ public class RulesPipelineTest {
     String rulesId = ComparisonRules.fromFile(rules.toString()).id();
 
     Path withRules = tmp.newFolder("with").toPath();
-    ReconcilePipeline.Outcome outcome =
-        ReconcilePipeline.run(
+    ReconcileRun.Outcome outcome =
+        ReconcileRun.run(
             PipelineOptionsFactory.fromArgs(
                     "--source=" + source,
                     "--target=" + target,
@@ -168,7 +170,7 @@ public class RulesPipelineTest {
     Summary summary = outcome.summary();
     assertTrue(summary.format(), summary.addsUp());
     assertEquals(summary.format(), 2, summary.match());
-    assertEquals(1, summary.get(Summary.MATCH_WITHIN_TOLERANCE));
+    assertEquals(1, summary.get(io.streamrecon.transforms.Diff.MATCH_WITHIN_TOLERANCE));
     assertEquals(1, summary.mismatch());
     // Fetches: o1 is equal by hash and costs none; o2 (tolerance) and o3 one pair each.
     assertEquals(2, counter(outcome.result(), "streamrecon", Diff.PAIRS_DIFFED));
@@ -189,8 +191,8 @@ public class RulesPipelineTest {
     assertEquals(shown, 3, shown.split("\"rulesId\":\"" + rulesId + "\"", -1).length - 1);
 
     Path without = tmp.newFolder("without").toPath();
-    ReconcilePipeline.Outcome plain =
-        ReconcilePipeline.run(
+    ReconcileRun.Outcome plain =
+        ReconcileRun.run(
             PipelineOptionsFactory.fromArgs(
                     "--source=" + source,
                     "--target=" + target,
@@ -215,8 +217,8 @@ public class RulesPipelineTest {
       kafka.createTopics("legacy", "replacement");
       kafka.produceLines("legacy", SOURCE);
       kafka.produceLines("replacement", TARGET);
-      ReconcilePipeline.Outcome outcome =
-          ReconcilePipeline.run(
+      ReconcileRun.Outcome outcome =
+          ReconcileRun.run(
               PipelineOptionsFactory.fromArgs(
                       "--source=" + kafka.uri("legacy"),
                       "--target=" + kafka.uri("replacement"),

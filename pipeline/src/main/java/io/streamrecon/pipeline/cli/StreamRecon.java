@@ -1,7 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
 import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.RulesArchive;
 import io.streamrecon.pipeline.samples.RulesSample;
 import io.streamrecon.pipeline.samples.SampleGenerator;
@@ -134,8 +134,8 @@ public final class StreamRecon implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(explainOptionError(e.getMessage()), e);
       }
-      ReconcilePipeline.skipDirectRunnerChecks(opts);
-      ReconcilePipeline.Outcome outcome = ReconcilePipeline.run(opts);
+      ReconcileRun.skipDirectRunnerChecks(opts);
+      ReconcileRun.Outcome outcome = ReconcileRun.run(opts);
       PipelineResult.State state = outcome.result().getState();
       System.out.print(outcome.summary().format());
       System.out.flush();

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.io;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.model.ModelCoders;
@@ -27,7 +28,7 @@ import org.joda.time.Instant;
 /**
  * Reads JSON Lines files (a path or glob on any Beam file system, compressed files by extension)
  * into one {@link RawInput} per non-blank line (every line is counted as input; blank lines, only
- * spaces, tabs or a carriage return, are counted as {@link Summary#blankLineCounter} and skipped), with the file and 1-based line number as its
+ * spaces, tabs or a carriage return, are counted as {@link MetricNames#blankLines} and skipped), with the file and 1-based line number as its
  * {@link Origin} and the read time as record time. Lines are streamed, never whole files; a line
  * longer than {@code maxEventBytes} is cut after {@code maxEventBytes + 1} bytes, so parsing
  * rejects it as too large without it ever being held whole.
@@ -100,8 +101,8 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
     ReadLinesFn(Side side, int maxEventBytes) {
       this.side = side;
       this.maxLineBytes = maxEventBytes + 1;
-      this.lines = Metrics.counter(Summary.NAMESPACE, Summary.inputCounter(side));
-      this.blankLines = Metrics.counter(Summary.NAMESPACE, Summary.blankLineCounter(side));
+      this.lines = Metrics.counter(MetricNames.NAMESPACE, MetricNames.input(side));
+      this.blankLines = Metrics.counter(MetricNames.NAMESPACE, MetricNames.blankLines(side));
     }
 
     /** The whole file: one position, claimed before the first line is read. */

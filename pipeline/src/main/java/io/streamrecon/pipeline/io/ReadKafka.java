@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.io;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
@@ -255,7 +256,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
 
     ToRawInputFn(Side side) {
       this.side = side;
-      this.records = Metrics.counter(Summary.NAMESPACE, Summary.inputCounter(side));
+      this.records = Metrics.counter(MetricNames.NAMESPACE, MetricNames.input(side));
       this.splitMarkers = Metrics.counter(ReadKafka.class, "kafka_split_markers");
     }
 

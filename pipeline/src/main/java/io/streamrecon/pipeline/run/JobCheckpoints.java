@@ -54,7 +54,7 @@ public final class JobCheckpoints {
    */
   public static JobIdentity prepare(ReconcileOptions options, ReconcileSettings s) {
     String jobName =
-        RunnerRecovery.isExplicit(options, "jobName") ? options.getJobName() : defaultJobName(s);
+        RunnerSupport.isExplicit(options, "jobName") ? options.getJobName() : defaultJobName(s);
     if (jobName == null || !JOB_NAME.matcher(jobName).matches()) {
       throw new IllegalArgumentException(
           "--jobName="
@@ -91,7 +91,7 @@ public final class JobCheckpoints {
                   + root
                   + " are moved aside)");
         }
-        if (RunnerRecovery.isExplicit(options, "runId") && !options.getRunId().equals(m.runId())) {
+        if (RunnerSupport.isExplicit(options, "runId") && !options.getRunId().equals(m.runId())) {
           throw new IllegalArgumentException(
               "--runId="
                   + options.getRunId()

@@ -1,6 +1,9 @@
 package io.streamrecon.pipeline.run;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.Diff;
+import io.streamrecon.transforms.PairEvents;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -12,7 +15,7 @@ import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.MetricsFilter;
 
 /**
- * The counts of a run (SPEC §7) and the two identities they must satisfy:
+ * The counts of a run (docs/design.md#nothing-lost) and the two identities they must satisfy:
  *
  * <pre>
  *   input  = blank lines + dead letters + raw events
@@ -21,74 +24,52 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  *
  * Input counts every line of a file (blank ones included) and every Kafka record; a blank line is
  * not an event and ends nowhere else, so it has its own count. Counts come from Beam metrics in the
- * namespace {@value #NAMESPACE}: the pipeline's own counters (input, blank lines, dead letters, raw
- * events), those of {@code PairEvents}, and the raw events a Delta Lake write recognised as copies
- * of rows its job stored before (a replay after a restore; shown, not part of the identities).
+ * namespace {@value MetricNames#NAMESPACE}: the pipeline's own counters ({@link MetricNames}:
+ * input, blank lines, dead letters, raw events), those of {@code PairEvents}, and the raw events
+ * a Delta Lake write recognised as copies of rows its job stored before (a replay after a
+ * restore; shown, not part of the identities).
  */
 public record Summary(Map<String, Long> counts) {
-  /** The metrics namespace of every streamrecon counter. */
-  public static final String NAMESPACE = "streamrecon";
-
-  /** Counter of events stored in raw_events (counted on the pointers the write returns). */
-  public static final String RAW_EVENTS = "summary_raw_events";
-
-  /**
-   * Counter of Diff: pairing MISMATCHes that were MATCHes within tolerance (SPEC §3a). Pairing
-   * counted them as {@code mismatch}; the summary moves them to match, so counts still add up.
-   */
-  public static final String MATCH_WITHIN_TOLERANCE = "match_within_tolerance";
-
   /**
    * Counter of raw events the raw_events write did not store again because the same job had stored
    * them (a replayed Kafka record); their pointers name the stored row. Kept by DeltaLakeIO.
    */
   public static final String RAW_EVENTS_RECOGNISED = "deltalake_copies_recognised_raw_events";
 
-  /** The counters PairEvents keeps (CONTRACTS.md), and Diff's tolerance counter. */
+  /**
+   * The counters PairEvents keeps, and Diff's count of pairing MISMATCHes that were MATCHes within
+   * tolerance (docs/design.md#comparison-rules): pairing counted those as {@code mismatch}; the
+   * summary moves them to match, so counts still add up.
+   */
   public static final List<String> PAIRING =
       List.of(
-          "match",
-          "mismatch",
-          "missing_in_target",
-          "missing_in_source",
-          "duplicate",
-          "superseded",
-          "late",
-          "events_in_verdicts",
-          MATCH_WITHIN_TOLERANCE);
+          PairEvents.METRIC_MATCH,
+          PairEvents.METRIC_MISMATCH,
+          PairEvents.METRIC_MISSING_IN_TARGET,
+          PairEvents.METRIC_MISSING_IN_SOURCE,
+          PairEvents.METRIC_DUPLICATE,
+          PairEvents.METRIC_SUPERSEDED,
+          PairEvents.METRIC_LATE,
+          PairEvents.METRIC_EVENTS_IN_VERDICTS,
+          Diff.MATCH_WITHIN_TOLERANCE);
 
   public Summary {
     counts = Map.copyOf(counts);
-  }
-
-  /** Counter of input lines or records read for a side. */
-  public static String inputCounter(Side side) {
-    return "summary_input_" + side.name().toLowerCase(Locale.ROOT);
-  }
-
-  /** Counter of blank lines skipped in a side's JSON Lines files. */
-  public static String blankLineCounter(Side side) {
-    return "summary_blank_lines_" + side.name().toLowerCase(Locale.ROOT);
-  }
-
-  /** Counter of dead letters for a side. */
-  public static String deadLetterCounter(Side side) {
-    return "summary_dead_letters_" + side.name().toLowerCase(Locale.ROOT);
   }
 
   /** Every counter name the summary reads. */
   public static List<String> counterNames() {
     List<String> names = new java.util.ArrayList<>();
     for (Side s : Side.values()) {
-      names.add(inputCounter(s));
+      names.add(MetricNames.input(s));
     }
     for (Side s : Side.values()) {
-      names.add(blankLineCounter(s));
+      names.add(MetricNames.blankLines(s));
     }
     for (Side s : Side.values()) {
-      names.add(deadLetterCounter(s));
+      names.add(MetricNames.deadLetters(s));
     }
-    names.add(RAW_EVENTS);
+    names.add(MetricNames.RAW_EVENTS);
     names.add(RAW_EVENTS_RECOGNISED);
     names.addAll(PAIRING);
     return names;
@@ -105,7 +86,7 @@ public record Summary(Map<String, Long> counts) {
             .metrics()
             .queryMetrics(
                 MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.inNamespace(NAMESPACE))
+                    .addNameFilter(MetricNameFilter.inNamespace(MetricNames.NAMESPACE))
                     .build());
     for (MetricResult<Long> c : metrics.getCounters()) {
       String name = c.getName().getName();
@@ -136,32 +117,32 @@ public record Summary(Map<String, Long> counts) {
 
   /** MATCH verdicts: equal hashes, plus mismatches within tolerance. */
   public long match() {
-    return get("match") + get(MATCH_WITHIN_TOLERANCE);
+    return get(PairEvents.METRIC_MATCH) + get(Diff.MATCH_WITHIN_TOLERANCE);
   }
 
   /** MISMATCH verdicts with differences under the rules. */
   public long mismatch() {
-    return get("mismatch") - get(MATCH_WITHIN_TOLERANCE);
+    return get(PairEvents.METRIC_MISMATCH) - get(Diff.MATCH_WITHIN_TOLERANCE);
   }
 
   /** Input lines or records over both sides. */
   public long input() {
-    return get(inputCounter(Side.SOURCE)) + get(inputCounter(Side.TARGET));
+    return get(MetricNames.input(Side.SOURCE)) + get(MetricNames.input(Side.TARGET));
   }
 
   /** Blank lines skipped over both sides. */
   public long blankLines() {
-    return get(blankLineCounter(Side.SOURCE)) + get(blankLineCounter(Side.TARGET));
+    return get(MetricNames.blankLines(Side.SOURCE)) + get(MetricNames.blankLines(Side.TARGET));
   }
 
   /** Dead letters over both sides. */
   public long deadLetters() {
-    return get(deadLetterCounter(Side.SOURCE)) + get(deadLetterCounter(Side.TARGET));
+    return get(MetricNames.deadLetters(Side.SOURCE)) + get(MetricNames.deadLetters(Side.TARGET));
   }
 
   /** Events stored in raw_events. */
   public long raw() {
-    return get(RAW_EVENTS);
+    return get(MetricNames.RAW_EVENTS);
   }
 
   /** True when input = blank lines + dead letters + raw events. */
@@ -169,10 +150,17 @@ public record Summary(Map<String, Long> counts) {
     return input() == blankLines() + deadLetters() + raw();
   }
 
+  /** Late + duplicate + superseded + events in verdicts: where every raw event must end. */
+  private long accounted() {
+    return get(PairEvents.METRIC_LATE)
+        + get(PairEvents.METRIC_DUPLICATE)
+        + get(PairEvents.METRIC_SUPERSEDED)
+        + get(PairEvents.METRIC_EVENTS_IN_VERDICTS);
+  }
+
   /** True when raw events = late + duplicate + superseded + events in verdicts. */
   public boolean rawAddsUp() {
-    return raw()
-        == get("late") + get("duplicate") + get("superseded") + get("events_in_verdicts");
+    return raw() == accounted();
   }
 
   /** Both identities hold. */
@@ -191,36 +179,36 @@ public record Summary(Map<String, Long> counts) {
         raw(),
         match(),
         mismatch(),
-        get("missing_in_target"),
-        get("missing_in_source"),
-        get("late"));
+        get(PairEvents.METRIC_MISSING_IN_TARGET),
+        get(PairEvents.METRIC_MISSING_IN_SOURCE),
+        get(PairEvents.METRIC_LATE));
   }
 
   /** The printed summary, ending with "counts add up" or a loud warning naming the gap. */
   public String format() {
     StringBuilder b = new StringBuilder();
     b.append("streamrecon summary\n");
-    row(b, "input lines/records, source", get(inputCounter(Side.SOURCE)));
-    row(b, "input lines/records, target", get(inputCounter(Side.TARGET)));
-    row(b, "blank lines, source", get(blankLineCounter(Side.SOURCE)));
-    row(b, "blank lines, target", get(blankLineCounter(Side.TARGET)));
-    row(b, "dead letters, source", get(deadLetterCounter(Side.SOURCE)));
-    row(b, "dead letters, target", get(deadLetterCounter(Side.TARGET)));
+    row(b, "input lines/records, source", get(MetricNames.input(Side.SOURCE)));
+    row(b, "input lines/records, target", get(MetricNames.input(Side.TARGET)));
+    row(b, "blank lines, source", get(MetricNames.blankLines(Side.SOURCE)));
+    row(b, "blank lines, target", get(MetricNames.blankLines(Side.TARGET)));
+    row(b, "dead letters, source", get(MetricNames.deadLetters(Side.SOURCE)));
+    row(b, "dead letters, target", get(MetricNames.deadLetters(Side.TARGET)));
     row(b, "raw events", raw());
     if (get(RAW_EVENTS_RECOGNISED) > 0) {
       row(b, "  of which replayed copies", get(RAW_EVENTS_RECOGNISED));
     }
     row(b, "match", match());
-    if (get(MATCH_WITHIN_TOLERANCE) > 0) {
-      row(b, "  of which within tolerance", get(MATCH_WITHIN_TOLERANCE));
+    if (get(Diff.MATCH_WITHIN_TOLERANCE) > 0) {
+      row(b, "  of which within tolerance", get(Diff.MATCH_WITHIN_TOLERANCE));
     }
     row(b, "mismatch", mismatch());
-    row(b, "missing in target", get("missing_in_target"));
-    row(b, "missing in source", get("missing_in_source"));
-    row(b, "duplicate", get("duplicate"));
-    row(b, "superseded", get("superseded"));
-    row(b, "late", get("late"));
-    row(b, "events in verdicts", get("events_in_verdicts"));
+    row(b, "missing in target", get(PairEvents.METRIC_MISSING_IN_TARGET));
+    row(b, "missing in source", get(PairEvents.METRIC_MISSING_IN_SOURCE));
+    row(b, "duplicate", get(PairEvents.METRIC_DUPLICATE));
+    row(b, "superseded", get(PairEvents.METRIC_SUPERSEDED));
+    row(b, "late", get(PairEvents.METRIC_LATE));
+    row(b, "events in verdicts", get(PairEvents.METRIC_EVENTS_IN_VERDICTS));
     if (addsUp()) {
       b.append("counts add up: input ")
           .append(input())
@@ -245,8 +233,7 @@ public record Summary(Map<String, Long> counts) {
                 input() - blankLines() - deadLetters() - raw()));
       }
       if (!rawAddsUp()) {
-        long accounted =
-            get("late") + get("duplicate") + get("superseded") + get("events_in_verdicts");
+        long accounted = accounted();
         b.append(
             String.format(
                 Locale.ROOT,

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.io;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.pipeline.run.Summary;
 import static org.junit.Assert.assertEquals;
 
@@ -61,8 +62,8 @@ public class ReadJsonLinesTest {
     org.apache.beam.sdk.PipelineResult result = p.run();
     result.waitUntilFinish();
     // Every line is input; the two blank lines of a.jsonl are counted, not silently dropped.
-    assertEquals(7, counter(result, Summary.inputCounter(Side.TARGET)));
-    assertEquals(2, counter(result, Summary.blankLineCounter(Side.TARGET)));
+    assertEquals(7, counter(result, MetricNames.input(Side.TARGET)));
+    assertEquals(2, counter(result, MetricNames.blankLines(Side.TARGET)));
   }
 
   private static long counter(org.apache.beam.sdk.PipelineResult result, String name) {
@@ -73,7 +74,7 @@ public class ReadJsonLinesTest {
             .queryMetrics(
                 org.apache.beam.sdk.metrics.MetricsFilter.builder()
                     .addNameFilter(
-                        org.apache.beam.sdk.metrics.MetricNameFilter.named(Summary.NAMESPACE, name))
+                        org.apache.beam.sdk.metrics.MetricNameFilter.named(MetricNames.NAMESPACE, name))
                     .build())
             .getCounters()) {
       sum += c.getCommitted(); // attempted values may lag the end of a DirectRunner run

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.report;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -77,7 +78,7 @@ public class ReportTest {
         "{\"id\":" + id + ",\"eventTime\":\"2024-03-02T00:00:00Z\",\"<u>f</u>\":\"</td><td>\"}\n",
         java.nio.file.StandardOpenOption.APPEND);
     warehouse = dir.resolve("warehouse");
-    ReconcilePipeline.Outcome outcome = Scenario.runToCompletion(scenario.options(warehouse));
+    ReconcileRun.Outcome outcome = Scenario.runToCompletion(scenario.options(warehouse));
     summary = outcome.summary();
     data = ReportReader.read(new ReportReader.Selection(warehouse.toString(), null, null, null));
     page = dir.resolve("report.html");

@@ -146,7 +146,7 @@ public class JobCheckpointsTest {
     IllegalArgumentException e =
         assertThrows(
             IllegalArgumentException.class,
-            () -> ReconcilePipeline.prepareRecovery(o, ReconcileSettings.from(o)));
+            () -> ReconcileRun.prepareRecovery(o, ReconcileSettings.from(o)));
     assertThat(e.getMessage(), containsString("--runner=FlinkRunner"));
     assertThat(e.getMessage(), containsString("--allowStateLossOnCrash=true"));
     assertFalse("refused before anything is written", Files.exists(wh.resolve("_checkpoints")));
@@ -154,7 +154,7 @@ public class JobCheckpointsTest {
     ReconcileOptions allowed =
         options(wh, "--runner=DirectRunner", "--allowStateLossOnCrash=true");
     ReconcilePipeline.WriterIdentity w =
-        ReconcilePipeline.prepareRecovery(allowed, ReconcileSettings.from(allowed));
+        ReconcileRun.prepareRecovery(allowed, ReconcileSettings.from(allowed));
     assertThat(
         "the DirectRunner restores nothing, so each process writes under its own id",
         w.writerId(),

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.run;
 
+import io.streamrecon.model.MetricNames;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
@@ -14,11 +15,11 @@ import org.junit.Test;
 public class SummaryTest {
   private static Map<String, Long> balanced() {
     Map<String, Long> m = new HashMap<>();
-    m.put(Summary.inputCounter(Side.SOURCE), 10L);
-    m.put(Summary.inputCounter(Side.TARGET), 9L);
-    m.put(Summary.deadLetterCounter(Side.SOURCE), 1L);
-    m.put(Summary.deadLetterCounter(Side.TARGET), 2L);
-    m.put(Summary.RAW_EVENTS, 16L);
+    m.put(MetricNames.input(Side.SOURCE), 10L);
+    m.put(MetricNames.input(Side.TARGET), 9L);
+    m.put(MetricNames.deadLetters(Side.SOURCE), 1L);
+    m.put(MetricNames.deadLetters(Side.TARGET), 2L);
+    m.put(MetricNames.RAW_EVENTS, 16L);
     m.put("late", 1L);
     m.put("duplicate", 2L);
     m.put("superseded", 1L);
@@ -38,7 +39,7 @@ public class SummaryTest {
   @Test
   public void lostInputIsALoudWarningWithTheGap() {
     Map<String, Long> m = balanced();
-    m.put(Summary.RAW_EVENTS, 15L);
+    m.put(MetricNames.RAW_EVENTS, 15L);
     m.put("events_in_verdicts", 11L);
     Summary s = new Summary(m);
     assertFalse(s.inputAddsUp());
@@ -59,14 +60,14 @@ public class SummaryTest {
   @Test
   public void blankLinesAreInputThatTheSummaryAccountsFor() {
     Map<String, Long> m = balanced();
-    m.put(Summary.inputCounter(Side.SOURCE), 13L);
-    m.put(Summary.blankLineCounter(Side.SOURCE), 3L);
+    m.put(MetricNames.input(Side.SOURCE), 13L);
+    m.put(MetricNames.blankLines(Side.SOURCE), 3L);
     Summary s = new Summary(m);
     assertTrue(s.addsUp());
     assertThat(s.format(), containsString("blank lines, source"));
     assertThat(s.format(), containsString("= blank lines 3 + dead letters 3 + raw events 16"));
     // A blank line read but not counted as blank would be a gap.
-    m.put(Summary.blankLineCounter(Side.SOURCE), 2L);
+    m.put(MetricNames.blankLines(Side.SOURCE), 2L);
     assertFalse(new Summary(m).inputAddsUp());
     assertThat(new Summary(m).format(), containsString("(gap 1)"));
   }

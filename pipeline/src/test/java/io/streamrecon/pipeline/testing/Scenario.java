@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.testing;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -74,8 +75,8 @@ public final class Scenario {
   }
 
   /** Runs to completion and checks that the run's counts add up. */
-  public static ReconcilePipeline.Outcome runToCompletion(ReconcileOptions options) {
-    ReconcilePipeline.Outcome outcome = ReconcilePipeline.run(options);
+  public static ReconcileRun.Outcome runToCompletion(ReconcileOptions options) {
+    ReconcileRun.Outcome outcome = ReconcileRun.run(options);
     assertEquals(PipelineResult.State.DONE, outcome.result().getState());
     assertTrue(outcome.summary().format(), outcome.summary().addsUp());
     return outcome;

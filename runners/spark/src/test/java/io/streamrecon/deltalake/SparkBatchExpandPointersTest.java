@@ -6,7 +6,7 @@ import io.streamrecon.model.EventRef;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Side;
-import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.runners.spark.SparkSupport;
 import io.streamrecon.runners.spark.HeldOpenPipe;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -78,7 +78,7 @@ public class SparkBatchExpandPointersTest {
     SparkPipelineOptions options =
         PipelineOptionsFactory.fromArgs("--runner=SparkRunner", "--sparkMaster=local[1]")
             .as(SparkPipelineOptions.class);
-    ReconcilePipeline.streamSparkBatchReads(options);
+    new SparkSupport().tune(options);
     Pipeline pipeline = Pipeline.create(options);
     CommittedRows rows =
         new CommittedRows(

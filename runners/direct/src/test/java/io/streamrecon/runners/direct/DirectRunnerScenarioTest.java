@@ -1,5 +1,6 @@
 package io.streamrecon.runners.direct;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
@@ -29,7 +30,7 @@ public class DirectRunnerScenarioTest {
 
   private static Scenario scenario;
   private static Path batchWarehouse;
-  private static ReconcilePipeline.Outcome batch;
+  private static ReconcileRun.Outcome batch;
 
   @BeforeClass
   public static void runBatch() throws Exception {

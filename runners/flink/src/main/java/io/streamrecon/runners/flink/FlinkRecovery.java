@@ -2,7 +2,7 @@ package io.streamrecon.runners.flink;
 
 import io.streamrecon.pipeline.run.JobCheckpoints;
 import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerRecovery;
+import io.streamrecon.pipeline.run.RunnerSupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * checkpoint barrier ({@code --finishBundleBeforeCheckpointing}), so no output waits in the
  * runner for the next input. Options set by the user win.
  */
-public final class FlinkRecovery implements RunnerRecovery {
+public final class FlinkRecovery implements RunnerSupport {
   private static final Logger LOG = LoggerFactory.getLogger(FlinkRecovery.class);
 
   /**
@@ -58,20 +58,20 @@ public final class FlinkRecovery implements RunnerRecovery {
   @Override
   public Recovery configure(PipelineOptions options, JobIdentity job) {
     FlinkPipelineOptions f = options.as(FlinkPipelineOptions.class);
-    if (!RunnerRecovery.isExplicit(options, "checkpointingInterval")
+    if (!RunnerSupport.isExplicit(options, "checkpointingInterval")
         || f.getCheckpointingInterval() <= 0) {
       f.setCheckpointingInterval(DEFAULT_CHECKPOINTING_INTERVAL_MS);
     }
-    if (!RunnerRecovery.isExplicit(options, "checkpointingMode")) {
+    if (!RunnerSupport.isExplicit(options, "checkpointingMode")) {
       f.setCheckpointingMode("EXACTLY_ONCE");
     }
-    if (!RunnerRecovery.isExplicit(options, "externalizedCheckpointsEnabled")) {
+    if (!RunnerSupport.isExplicit(options, "externalizedCheckpointsEnabled")) {
       f.setExternalizedCheckpointsEnabled(true);
     }
-    if (!RunnerRecovery.isExplicit(options, "retainExternalizedCheckpointsOnCancellation")) {
+    if (!RunnerSupport.isExplicit(options, "retainExternalizedCheckpointsOnCancellation")) {
       f.setRetainExternalizedCheckpointsOnCancellation(true);
     }
-    if (!RunnerRecovery.isExplicit(options, "finishBundleBeforeCheckpointing")) {
+    if (!RunnerSupport.isExplicit(options, "finishBundleBeforeCheckpointing")) {
       // Without it Beam's DoFnOperator finishes a bundle that is open at a checkpoint inside its
       // snapshot, after the barrier went downstream, and keeps that bundle's output in a buffer
       // until the operator's next element, timer or watermark: with no watermark hold. When the
@@ -80,10 +80,10 @@ public final class FlinkRecovery implements RunnerRecovery {
       // events, and partners reported MISSING (FlinkQuietInputTest; README, Known problems).
       f.setFinishBundleBeforeCheckpointing(true);
     }
-    if (!RunnerRecovery.isExplicit(options, "stateBackend")) {
+    if (!RunnerSupport.isExplicit(options, "stateBackend")) {
       f.setStateBackend(DEFAULT_STATE_BACKEND);
     }
-    if (!RunnerRecovery.isExplicit(options, "stateBackendStoragePath")) {
+    if (!RunnerSupport.isExplicit(options, "stateBackendStoragePath")) {
       f.setStateBackendStoragePath(job.runnerDir("flink"));
     }
     String storage = f.getStateBackendStoragePath();
@@ -94,7 +94,7 @@ public final class FlinkRecovery implements RunnerRecovery {
       Optional<FlinkCheckpoints.Completed> newest = FlinkCheckpoints.newest(fs, storagePath);
       if (newest.isPresent()) {
         String chk = newest.get().dir().toString();
-        if (RunnerRecovery.isExplicit(options, "savepointPath")) {
+        if (RunnerSupport.isExplicit(options, "savepointPath")) {
           restore = "restoring from --savepointPath=" + f.getSavepointPath() + " as given";
         } else {
           restoreFrom(f, chk);

@@ -9,7 +9,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.pipeline.run.JobCheckpoints;
 import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerRecovery;
+import io.streamrecon.pipeline.run.RunnerSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -59,7 +59,7 @@ public class FlinkRecoveryTest {
     Path root = tmp.newFolder("root").toPath();
     FlinkPipelineOptions o =
         PipelineOptionsFactory.fromArgs("--runner=FlinkRunner").as(FlinkPipelineOptions.class);
-    RunnerRecovery.Recovery r = new FlinkRecovery().configure(o, job(root));
+    RunnerSupport.Recovery r = new FlinkRecovery().configure(o, job(root));
     assertTrue(r.restoresState());
     assertEquals(FlinkRecovery.STABLE_INPUT, r.stableInput());
     assertEquals(FlinkRecovery.DEFAULT_CHECKPOINTING_INTERVAL_MS, (long) o.getCheckpointingInterval());

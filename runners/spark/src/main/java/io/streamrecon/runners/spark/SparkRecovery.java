@@ -1,9 +1,9 @@
 package io.streamrecon.runners.spark;
 
 import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerRecovery;
+import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.pipeline.run.RunnerSupport.Recovery;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
-import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
@@ -26,31 +26,26 @@ import org.apache.beam.sdk.options.PipelineOptions;
  * the checkpoint files, which hold what each batch really read ({@code SparkCrashRecoveryTest}:
  * without this, records produced around a crash were never stored; with it the test passes).
  */
-public final class SparkRecovery implements RunnerRecovery {
+final class SparkRecovery {
   /**
    * Micro-batch interval of an unbounded run unless {@code --batchIntervalMillis} is given. Beam's
    * default (500 ms) is shorter than one batch takes here (the pairing visits every bucket each
    * batch): Spark then labels each batch later than the last and its checkpoint falls further
-   * behind wall time (5 minutes after 9 minutes in the 1 s soak of bench/REPORT.md), so a
-   * restart would reschedule every batch of that drift. At 5 s the 30-minute soak kept pace.
+   * behind wall time, so a restart would reschedule every batch of that drift. 5 s keeps pace
+   * with a sustained load.
    */
   static final long DEFAULT_BATCH_INTERVAL_MILLIS = 5000;
 
-  @Override
-  public boolean handles(PipelineOptions options) {
-    return options.getRunner() != null && SparkRunner.class.isAssignableFrom(options.getRunner());
-  }
-
-  @Override
-  public Recovery configure(PipelineOptions options, JobIdentity job) {
+  /** Configures the options of an unbounded run; what {@link SparkSupport#configure} returns. */
+  Recovery configure(PipelineOptions options, JobIdentity job) {
     SparkPipelineOptions spark = options.as(SparkPipelineOptions.class);
-    if (!RunnerRecovery.isExplicit(options, "checkpointDir")) {
+    if (!RunnerSupport.isExplicit(options, "checkpointDir")) {
       spark.setCheckpointDir(job.runnerDir("spark"));
     }
-    if (!RunnerRecovery.isExplicit(options, "batchIntervalMillis")) {
+    if (!RunnerSupport.isExplicit(options, "batchIntervalMillis")) {
       spark.setBatchIntervalMillis(DEFAULT_BATCH_INTERVAL_MILLIS);
     }
-    if (!RunnerRecovery.isExplicit(options, "checkpointDurationMillis")) {
+    if (!RunnerSupport.isExplicit(options, "checkpointDurationMillis")) {
       spark.setCheckpointDurationMillis(spark.getBatchIntervalMillis());
     }
     return new Recovery(

@@ -5,7 +5,6 @@ import static org.junit.Assert.assertTrue;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.io.ReadJsonLines;
-import io.streamrecon.pipeline.ReconcilePipeline;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -55,7 +54,7 @@ public class SparkBatchFileReadTest {
     SparkPipelineOptions options =
         PipelineOptionsFactory.fromArgs("--runner=SparkRunner", "--sparkMaster=local[1]")
             .as(SparkPipelineOptions.class);
-    ReconcilePipeline.streamSparkBatchReads(options);
+    new SparkSupport().tune(options);
     Pipeline pipeline = Pipeline.create(options);
     pipeline
         .apply("ReadSource", ReadJsonLines.of(Side.SOURCE, fifo.toString()))

@@ -1,5 +1,6 @@
 package io.streamrecon.runners.spark;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -48,7 +49,7 @@ public class SparkRunnerScenarioTest {
     ReconcileOptions options =
         scenario.options(wh, "--runner=SparkRunner", "--sparkMaster=local[2]");
     assertEquals(ExpiryClock.EVENT, ReconcileSettings.from(options).expiry());
-    ReconcilePipeline.Outcome outcome = Scenario.runToCompletion(options);
+    ReconcileRun.Outcome outcome = Scenario.runToCompletion(options);
     assertEquals(direct, Scenario.finalView(wh));
     scenario.assertExpected(wh);
     assertEquals(scenario.generator().badLines(), outcome.summary().deadLetters());
@@ -81,7 +82,7 @@ public class SparkRunnerScenarioTest {
                   "--progressInterval=0s")
               .as(ReconcileOptions.class);
       assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(options).expiry());
-      PipelineResult result = ReconcilePipeline.start(options);
+      PipelineResult result = ReconcileRun.start(options);
       try {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
         while (!direct.equals(currentView(wh))) {

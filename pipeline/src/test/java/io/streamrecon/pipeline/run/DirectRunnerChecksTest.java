@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline;
+package io.streamrecon.pipeline.run;
 
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
@@ -12,7 +12,7 @@ import org.junit.Test;
 
 /**
  * A production run on the DirectRunner skips the runner's per-element immutability and
- * encodability checks (issue 9, point 4), unless the user asked for them; other runners are left
+ * encodability checks, unless the user asked for them; other runners are left
  * alone.
  */
 public class DirectRunnerChecksTest {
@@ -22,7 +22,7 @@ public class DirectRunnerChecksTest {
   private static DirectOptions after(Class<? extends PipelineRunner<?>> runner, String... args) {
     DirectOptions o = PipelineOptionsFactory.fromArgs(args).as(DirectOptions.class);
     o.setRunner(runner);
-    ReconcilePipeline.skipDirectRunnerChecks(o);
+    ReconcileRun.skipDirectRunnerChecks(o);
     return o;
   }
 

@@ -1,0 +1,60 @@
+package io.streamrecon.pipeline.run;
+
+import java.util.Optional;
+import java.util.ServiceLoader;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.display.DisplayData;
+
+/**
+ * What one runner needs from a run beyond the graph: options tuned for how that runner executes
+ * it, and, for an unbounded run, keeping its state across a crash. Runner modules register an
+ * implementation in {@code META-INF/services}; {@link ReconcileRun#start} consults the one that
+ * {@link #handles} the options before every run. A runner with none registered runs untuned and
+ * keeps no checkpoints.
+ */
+public interface RunnerSupport {
+
+  /** True when the options select this implementation's runner. */
+  boolean handles(PipelineOptions options);
+
+  /**
+   * Adjusts the options for this runner before the pipeline is created, for bounded and
+   * unbounded runs alike. Options the user set explicitly are kept.
+   */
+  default void tune(PipelineOptions options) {}
+
+  /**
+   * For an unbounded run: points the runner's checkpoints at {@link JobIdentity#runnerDir} and
+   * arranges that a restart restores from the newest completed one. Options the user set
+   * explicitly are kept.
+   */
+  Recovery configure(PipelineOptions options, JobIdentity job);
+
+  /** The registered support for the options' runner, if any. */
+  static Optional<RunnerSupport> find(PipelineOptions options) {
+    for (RunnerSupport r : ServiceLoader.load(RunnerSupport.class)) {
+      if (r.handles(options)) {
+        return Optional.of(r);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * True when the user set the option (on the command line or with a setter): Beam's display
+   * data lists set options only, not defaults. What implementations use to keep them.
+   */
+  static boolean isExplicit(PipelineOptions options, String name) {
+    return DisplayData.from(options).items().stream().anyMatch(i -> i.getKey().equals(name));
+  }
+
+  /**
+   * What the runner guarantees after {@link #configure}.
+   *
+   * @param restoresState true when a restarted process continues from checkpointed state, so the
+   *     Delta Lake writers may keep their transaction ids across processes
+   * @param stableInput true when the runner supports {@code @RequiresStableInput} (Flink)
+   * @param description one line for the log, e.g. where the checkpoints are and what is restored
+   */
+  record Recovery(boolean restoresState, boolean stableInput, String description) {}
+}

@@ -1,0 +1,108 @@
+package io.streamrecon.runners.spark;
+
+import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.run.RunnerSupport;
+import org.apache.beam.runners.spark.SparkPipelineOptions;
+import org.apache.beam.runners.spark.SparkRunner;
+import org.apache.beam.sdk.options.ExperimentalOptions;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.StreamingOptions;
+
+/**
+ * The classic SparkRunner's needs: in batch, three settings that keep a run's heap independent of
+ * its input size (see {@link #tune}); in streaming, {@link SparkRecovery}'s checkpoints.
+ */
+public final class SparkSupport implements RunnerSupport {
+  /** Beam's default {@code --storageLevel}. */
+  static final String DEFAULT_STORAGE_LEVEL = "MEMORY_ONLY";
+
+  /** The {@code --storageLevel} of a batch run unless the user chose another. */
+  static final String BATCH_STORAGE_LEVEL = "DISK_ONLY";
+
+  /** Spark's count of elements after which a sorter or aggregation map spills, memory or not. */
+  static final String SPILL_THRESHOLD = "spark.shuffle.spill.numElementsForceSpillThreshold";
+
+  /**
+   * The spill threshold of a batch run: below what one task of a 100k-record run sorts (about
+   * 50,000 pointers), so that a larger input does not fill the sorter further.
+   */
+  static final String BATCH_SPILL_THRESHOLD = "25000";
+
+  /** The Beam experiment that lets the classic Spark runner stream a splittable DoFn's output. */
+  static final String SDF_BOUNDED_OUTPUT = "use_bounded_concurrent_output_for_sdf";
+
+  private final SparkRecovery recovery = new SparkRecovery();
+
+  @Override
+  public boolean handles(PipelineOptions options) {
+    return options.getRunner() != null && SparkRunner.class.isAssignableFrom(options.getRunner());
+  }
+
+  /** In batch: {@link #boundStorage}, {@link #boundSort}, {@link #streamReads}. */
+  @Override
+  public void tune(PipelineOptions options) {
+    if (options.as(StreamingOptions.class).isStreaming()) {
+      return;
+    }
+    boundStorage(options);
+    boundSort();
+    streamReads(options);
+  }
+
+  @Override
+  public Recovery configure(PipelineOptions options, JobIdentity job) {
+    return recovery.configure(options, job);
+  }
+
+  /**
+   * Persists to local disk only unless another level was chosen. ParseEvents has two consumed
+   * outputs in a streaming graph and the Delta Lake writers more, so the classic SparkRunner
+   * persists such a step's whole output at {@code --storageLevel} and never releases it (a ParDo
+   * with more than one consumed output; {@code --cacheDisabled} does not apply there). {@code
+   * MEMORY_ONLY} keeps it as live objects, {@code MEMORY_AND_DISK_SER} as coded bytes in memory
+   * until Spark's storage memory is full: either way heap grows with the input. {@code DISK_ONLY}
+   * writes the coded partitions to {@code spark.local.dir} once and streams them back for each
+   * consumer, at the cost of local disk about the size of the input (not persisting would parse
+   * every event twice). Streaming is left alone: the runner caches its micro-batches serialized in
+   * memory whatever the level, and Spark Streaming releases them. Only an explicit level other
+   * than Beam's default is kept.
+   */
+  static void boundStorage(PipelineOptions options) {
+    SparkPipelineOptions spark = options.as(SparkPipelineOptions.class);
+    String level = spark.getStorageLevel();
+    if (level == null || DEFAULT_STORAGE_LEVEL.equals(level)) {
+      spark.setStorageLevel(BATCH_STORAGE_LEVEL);
+    }
+  }
+
+  /**
+   * Makes Spark's sorters spill every {@value #BATCH_SPILL_THRESHOLD} elements unless {@value
+   * #SPILL_THRESHOLD} is already set. PairEvents sorts each bucket's pointers by event time
+   * ({@code @RequiresTimeSortedInput}, a {@code repartitionAndSortWithinPartitions} on this
+   * runner), and Spark's sorter otherwise spills only when execution memory runs out, so the sort
+   * would hold every pointer of the run on the heap. With the threshold it holds at most that many
+   * per running task, whatever the input size.
+   *
+   * <p>Spark reads its settings from system properties when the runner creates its context ({@code
+   * new SparkConf()}) and offers no other hook through Beam's options, so this sets the system
+   * property before the context is made. A context the caller provides ({@code
+   * --usesProvidedSparkContext}) keeps its own configuration.
+   */
+  static void boundSort() {
+    if (System.getProperty(SPILL_THRESHOLD) == null) {
+      System.setProperty(SPILL_THRESHOLD, BATCH_SPILL_THRESHOLD);
+    }
+  }
+
+  /**
+   * Turns on {@value #SDF_BOUNDED_OUTPUT} unless it is set. The runner otherwise keeps every
+   * output of one input element in a list before passing any on ({@code
+   * UnboundedSparkInputDataProcessor}), so reading a file, one input element, held all its lines.
+   * With the experiment a splittable DoFn's outputs go on through a bounded queue filled by a
+   * second thread ({@code BoundedSparkInputDataProcessor}). The file reader is one, and so is
+   * {@code DeltaLakeIO}'s pointer expansion; other steps are unchanged.
+   */
+  static void streamReads(PipelineOptions options) {
+    ExperimentalOptions.addExperiment(options.as(ExperimentalOptions.class), SDF_BOUNDED_OUTPUT);
+  }
+}

@@ -1,0 +1,92 @@
+package io.streamrecon.runners.spark;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+
+import io.streamrecon.pipeline.run.RunnerSupport;
+import java.util.List;
+import org.apache.beam.runners.direct.DirectRunner;
+import org.apache.beam.runners.spark.SparkPipelineOptions;
+import org.apache.beam.runners.spark.SparkRunner;
+import org.apache.beam.sdk.options.ExperimentalOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/**
+ * A batch run on the SparkRunner persists to local disk only, spills its sorters every 25,000
+ * elements and streams a splittable DoFn's output; streaming is left alone, and whatever the user
+ * set is kept. The run finds this support through the ServiceLoader registration.
+ */
+public class SparkSupportTest {
+  private String savedThreshold;
+
+  @Before
+  public void clearProperty() {
+    savedThreshold = System.clearProperty(SparkSupport.SPILL_THRESHOLD);
+  }
+
+  @After
+  public void restoreProperty() {
+    if (savedThreshold == null) {
+      System.clearProperty(SparkSupport.SPILL_THRESHOLD);
+    } else {
+      System.setProperty(SparkSupport.SPILL_THRESHOLD, savedThreshold);
+    }
+  }
+
+  private static SparkPipelineOptions tuned(String... args) {
+    SparkPipelineOptions o = PipelineOptionsFactory.fromArgs(args).as(SparkPipelineOptions.class);
+    o.setRunner(SparkRunner.class);
+    RunnerSupport support = RunnerSupport.find(o).orElseThrow();
+    support.tune(o);
+    return o;
+  }
+
+  private static boolean streamsReads(SparkPipelineOptions o) {
+    return ExperimentalOptions.hasExperiment(
+        o.as(ExperimentalOptions.class), SparkSupport.SDF_BOUNDED_OUTPUT);
+  }
+
+  @Test
+  public void theSparkRunnerIsHandledAndNoOtherRunner() {
+    SparkPipelineOptions o = PipelineOptionsFactory.as(SparkPipelineOptions.class);
+    o.setRunner(SparkRunner.class);
+    assertTrue(RunnerSupport.find(o).orElseThrow() instanceof SparkSupport);
+    o.setRunner(DirectRunner.class);
+    assertFalse(new SparkSupport().handles(o));
+  }
+
+  @Test
+  public void batchIsTunedForABoundedHeap() {
+    SparkPipelineOptions o = tuned();
+    assertEquals("DISK_ONLY", o.getStorageLevel());
+    assertEquals("25000", System.getProperty(SparkSupport.SPILL_THRESHOLD));
+    assertTrue(streamsReads(o));
+  }
+
+  @Test
+  public void streamingIsLeftAlone() {
+    SparkPipelineOptions o = tuned("--streaming=true");
+    assertEquals("MEMORY_ONLY", o.getStorageLevel());
+    assertNull(System.getProperty(SparkSupport.SPILL_THRESHOLD));
+    assertFalse(streamsReads(o));
+  }
+
+  @Test
+  public void whatTheUserSetIsKept() {
+    System.setProperty(SparkSupport.SPILL_THRESHOLD, "5000");
+    SparkPipelineOptions o =
+        tuned(
+            "--storageLevel=MEMORY_AND_DISK_SER",
+            "--experiments=" + SparkSupport.SDF_BOUNDED_OUTPUT + ",other");
+    assertEquals("MEMORY_AND_DISK_SER", o.getStorageLevel());
+    assertEquals("5000", System.getProperty(SparkSupport.SPILL_THRESHOLD));
+    assertEquals(
+        List.of(SparkSupport.SDF_BOUNDED_OUTPUT, "other"),
+        o.as(ExperimentalOptions.class).getExperiments());
+  }
+}

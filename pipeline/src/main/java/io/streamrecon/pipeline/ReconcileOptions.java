@@ -4,6 +4,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ThreadLocalRandom;
+import io.streamrecon.pipeline.run.Warehouse;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.DefaultValueFactory;
 import org.apache.beam.sdk.options.Description;
@@ -30,8 +31,8 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setTarget(String value);
 
-  @Description("Directory or Hadoop URI under which the Delta Lake tables are written")
-  @Default.String("./warehouse")
+  @Description(Warehouse.DESCRIPTION)
+  @Default.String(Warehouse.DEFAULT)
   String getWarehouse();
 
   void setWarehouse(String value);

@@ -13,6 +13,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -64,8 +65,7 @@ final class MaintenanceCommands {
           "Bin-pack the small files of each partition (like OPTIMIZE; no data change); safe while a"
               + " pipeline writes.")
   static final class Compact implements Callable<Integer> {
-    @Option(names = "--warehouse", defaultValue = "./warehouse", description = "Warehouse dir")
-    String warehouse;
+    @Mixin WarehouseOption warehouse;
 
     @Option(names = "--table", description = "raw_events, deltas, dead_letters or late_events (default: all)")
     String table;
@@ -78,14 +78,15 @@ final class MaintenanceCommands {
       long target = parseSize("targetFileSize", targetFileSize);
       List<String> names = tables(table);
       if (table != null) {
-        StreamRecon.requireTable(warehouse, table);
+        warehouse.requireTable(table);
       }
       for (String name : names) {
-        if (!StreamRecon.tableExists(warehouse, name)) {
+        if (!warehouse.get().tableExists(name)) {
           continue;
         }
         System.out.println(
-            DeltaLakeMaintenance.compact(new Configuration(), warehouse, name, target).describe());
+            DeltaLakeMaintenance.compact(new Configuration(), warehouse.location(), name, target)
+                .describe());
       }
       return 0;
     }
@@ -98,8 +99,7 @@ final class MaintenanceCommands {
           "Delete data files no snapshot within --retain references; with --retainRawEvents, first"
               + " remove raw_events partitions older than that.")
   static final class Vacuum implements Callable<Integer> {
-    @Option(names = "--warehouse", defaultValue = "./warehouse", description = "Warehouse dir")
-    String warehouse;
+    @Mixin WarehouseOption warehouse;
 
     @Option(names = "--table", description = "raw_events, deltas, dead_letters or late_events (default: all)")
     String table;
@@ -134,14 +134,16 @@ final class MaintenanceCommands {
                 ? pairing
                 : DurationParser.parse("allowedLateness", allowedLateness);
         Duration rawRetention = DurationParser.parse("retainRawEvents", retainRawEvents);
-        StreamRecon.requireTable(warehouse, DeltaLakeIO.RAW_EVENTS);
+        warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
         System.out.println(
-            DeltaLakeMaintenance.expireRawEvents(conf, warehouse, rawRetention, pairing, lateness, now)
+            DeltaLakeMaintenance.expireRawEvents(
+                conf, warehouse.location(), rawRetention, pairing, lateness, now)
                 .describe());
       }
       for (String name : names) {
-        if (StreamRecon.tableExists(warehouse, name)) {
-          System.out.println(DeltaLakeMaintenance.vacuum(conf, warehouse, name, keep, now).describe());
+        if (warehouse.get().tableExists(name)) {
+          System.out.println(
+              DeltaLakeMaintenance.vacuum(conf, warehouse.location(), name, keep, now).describe());
         }
       }
       return 0;

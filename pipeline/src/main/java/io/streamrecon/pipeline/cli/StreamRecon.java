@@ -26,6 +26,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -45,7 +46,7 @@ import picocli.CommandLine.Parameters;
     subcommands = {
       StreamRecon.Run.class,
       StreamRecon.Show.class,
-      StreamRecon.Explain.class,
+      ExplainCommand.class,
       StreamRecon.Samples.class,
       io.streamrecon.pipeline.report.ReportCommand.class,
       MaintenanceCommands.Compact.class,
@@ -58,6 +59,9 @@ public final class StreamRecon implements Callable<Integer> {
   public static final int EXIT_FAILED = 1;
   /** Exit code for a run whose counts do not add up. */
   public static final int EXIT_COUNTS = 3;
+
+  /** Whether {@code --verbose} was given: library logs at INFO and a failure's stack trace. */
+  private static boolean verbose;
 
   /** Entry point; exits with the command's code. */
   public static void main(String[] args) {
@@ -72,30 +76,29 @@ public final class StreamRecon implements Callable<Integer> {
     cli.getSubcommands().get("run").setUnmatchedOptionsArePositionalParams(true);
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
-          Throwable root = rootCause(e);
-          if (!(e instanceof IllegalArgumentException)) {
-            // Not a usage error: whoever runs the job needs the whole trace to report or fix it.
+          if (verbose && !(e instanceof IllegalArgumentException)) {
+            // Asked for: the whole trace, to report or fix a failure that is not a usage error.
             LoggerFactory.getLogger(StreamRecon.class).error("the command failed", e);
           }
-          cmd.getErr().println("streamrecon: " + oneLine(root));
+          cmd.getErr().println("streamrecon: " + errorLine(e));
           return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILED;
         });
     cli.setParameterExceptionHandler(
         (e, a) -> {
-          e.getCommandLine().getErr().println("streamrecon: " + e.getMessage());
+          e.getCommandLine().getErr().println("streamrecon: " + errorLine(e));
           return EXIT_USAGE;
         });
     return cli.execute(args);
   }
 
   /**
-   * Removes {@code --verbose} (valid before or after the command) and, when present, turns on
-   * INFO for every library on slf4j-simple (the runnable jar's back end; its file says WARN). On
+   * Removes {@code --verbose} (valid before or after the command) and, when present, logs the
+   * stack trace of a failure and turns on INFO for every library on slf4j-simple (the runnable jar's back end; its file says WARN). On
    * a Spark or Flink distribution the runners' main classes decide the log4j 2 levels.
    */
   static String[] applyVerbosity(String[] args) {
     List<String> kept = new ArrayList<>();
-    boolean verbose = false;
+    verbose = false;
     for (String a : args) {
       if (a.equals("--verbose") || a.equals("--verbose=true")) {
         verbose = true;
@@ -125,10 +128,11 @@ public final class StreamRecon implements Callable<Integer> {
 
     @Override
     public Integer call() {
+      List<String> args = withBundledSamples(options);
       ReconcileOptions opts;
       try {
         opts =
-            PipelineOptionsFactory.fromArgs(options.toArray(new String[0]))
+            PipelineOptionsFactory.fromArgs(args.toArray(new String[0]))
                 .withValidation()
                 .as(ReconcileOptions.class);
       } catch (IllegalArgumentException e) {
@@ -147,14 +151,46 @@ public final class StreamRecon implements Callable<Integer> {
     }
   }
 
+  /**
+   * The system property naming the directory of the bundled samples ({@code source.jsonl},
+   * {@code target.jsonl}); the launcher sets it.
+   */
+  static final String SAMPLES_PROPERTY = "streamrecon.samples";
+
+  /**
+   * A run given neither {@code --source} nor {@code --target} reconciles the bundled samples, under
+   * whatever other options it was given (runner, warehouse, ...). Without the samples directory
+   * (no launcher) the options are left as they are, and the missing {@code --source} is reported.
+   */
+  static List<String> withBundledSamples(List<String> options) {
+    String samples = System.getProperty(SAMPLES_PROPERTY);
+    boolean namesInput =
+        options.stream()
+            .anyMatch(
+                o ->
+                    o.equals("--source")
+                        || o.startsWith("--source=")
+                        || o.equals("--target")
+                        || o.startsWith("--target="));
+    if (namesInput || samples == null || samples.isBlank()) {
+      return options;
+    }
+    java.nio.file.Path dir = java.nio.file.Path.of(samples);
+    List<String> all = new ArrayList<>(options);
+    all.add("--source=" + dir.resolve("source.jsonl"));
+    all.add("--target=" + dir.resolve("target.jsonl"));
+    System.err.println(
+        "streamrecon: no --source or --target given: reconciling the bundled samples in " + dir);
+    return all;
+  }
+
   /** {@code show}: one JSON object per row. */
   @Command(name = "show", description = "Print a table as JSON Lines.")
   static final class Show implements Callable<Integer> {
     @Parameters(index = "0", description = "deltas, dead-letters or late-events")
     String table;
 
-    @Option(names = "--warehouse", defaultValue = "./warehouse", description = "Warehouse dir")
-    String warehouse;
+    @Mixin WarehouseOption warehouse;
 
     @Override
     public Integer call() {
@@ -167,140 +203,17 @@ public final class StreamRecon implements Callable<Integer> {
             "show: unknown table '" + table + "': use deltas, dead-letters or late-events");
       }
       // A run writes late_events or dead_letters only when it has some: an absent table is empty.
-      if (!tableExists(warehouse, DeltaLakeIO.RAW_EVENTS)) {
-        requireTable(warehouse, name);
+      if (!warehouse.get().tableExists(DeltaLakeIO.RAW_EVENTS)) {
+        warehouse.requireTable(name);
       }
       PrintWriter out = stdout();
       switch (name) {
-        case DeltaLakeIO.DELTAS -> DeltaLakeTables.readDeltas(warehouse)
+        case DeltaLakeIO.DELTAS -> DeltaLakeTables.readDeltas(warehouse.location())
             .forEach(d -> out.println(RowJson.delta(d)));
-        case DeltaLakeIO.DEAD_LETTERS -> DeltaLakeTables.readDeadLetters(warehouse)
+        case DeltaLakeIO.DEAD_LETTERS -> DeltaLakeTables.readDeadLetters(warehouse.location())
             .forEach(d -> out.println(RowJson.deadLetter(d)));
-        default -> DeltaLakeTables.readLateEvents(warehouse)
+        default -> DeltaLakeTables.readLateEvents(warehouse.location())
             .forEach(l -> out.println(RowJson.lateEvent(l)));
-      }
-      out.flush();
-      return 0;
-    }
-  }
-
-  /** {@code explain}: everything stored about one natural id. */
-  @Command(
-      name = "explain",
-      description = "Print the stored payloads of a natural id, their pointers, and the diff.")
-  static final class Explain implements Callable<Integer> {
-    @Option(names = "--naturalId", required = true, description = "The natural id")
-    String naturalId;
-
-    @Option(names = "--warehouse", defaultValue = "./warehouse", description = "Warehouse dir")
-    String warehouse;
-
-    @Option(
-        names = "--rules",
-        description =
-            "Comparison rules file; default: the rules the latest delta record names, as stored"
-                + " in the warehouse by the run")
-    String rulesFile;
-
-    @Option(names = "--ignoreFields", defaultValue = "", description = "As for the run")
-    String ignoreFields;
-
-    @Override
-    public Integer call() {
-      requireTable(warehouse, DeltaLakeIO.RAW_EVENTS);
-      ComparisonRules given = rulesFile == null ? null : ComparisonRules.fromFile(rulesFile);
-      PrintWriter out = stdout();
-      // Lookups skip files and pages by natural_id statistics: fast on large tables.
-      List<Map<String, Object>> rows = DeltaLakeLookup.findRawEvents(warehouse, naturalId);
-      List<DeltaRecord> deltas = new ArrayList<>();
-      if (tableExists(warehouse, DeltaLakeIO.DELTAS)) {
-        deltas.addAll(DeltaLakeLookup.findDeltas(warehouse, naturalId));
-      }
-      if (rows.isEmpty() && deltas.isEmpty()) {
-        throw new IllegalArgumentException(
-            "explain: no stored event has natural id '" + naturalId + "' in " + warehouse);
-      }
-      out.println(
-          "natural id "
-              + naturalId
-              + ": "
-              + rows.size()
-              + " stored event(s); raw_events is at table version "
-              + DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS)
-              + ", deltas at "
-              + DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.DELTAS));
-      JsonNode latestSource = null;
-      JsonNode latestTarget = null;
-      for (Map<String, Object> row : Explained.sorted(rows)) {
-        Explained e = Explained.of(row);
-        out.println();
-        out.println(e.header());
-        out.println(e.prettyPayload());
-        if ("SOURCE".equals(e.side())) {
-          latestSource = e.payload();
-        } else if ("TARGET".equals(e.side())) {
-          latestTarget = e.payload();
-        }
-      }
-      deltas.sort(Comparator.comparing(DeltaRecord::detectedAt));
-      out.println();
-      out.println("delta records: " + deltas.size());
-      for (DeltaRecord d : deltas) {
-        ObjectNode o = RowJson.delta(d);
-        out.println(o.toPrettyString());
-      }
-      // A pointer whose row retention removed is reported, not an error (README, retention).
-      for (String expired : Explained.expiredPointers(deltas, rows)) {
-        out.println(expired);
-      }
-      out.println();
-      String recordedRulesId = deltas.isEmpty() ? null : deltas.get(deltas.size() - 1).rulesId();
-      ComparisonRules rules = given;
-      String rulesOrigin = "--rules=" + rulesFile;
-      if (rules == null && recordedRulesId != null) {
-        rules = RulesArchive.load(warehouse, recordedRulesId);
-        rulesOrigin = "stored in the warehouse by the run";
-      }
-      if (rules == null) {
-        out.println(
-            recordedRulesId == null
-                ? "comparison rules: none named by a delta record of this id (a MATCH is recorded"
-                    + " only with --emitMatches); pass --rules=FILE to diff under rules"
-                : "comparison rules: " + recordedRulesId + " (not stored in this warehouse;"
-                    + " pass --rules=FILE to see them)");
-        rules = ComparisonRules.none();
-      } else {
-        out.println("comparison rules " + rules.id() + " (" + rulesOrigin + "):");
-        for (String line : rules.describe()) {
-          out.println("  " + line);
-        }
-        if (recordedRulesId != null && !recordedRulesId.equals(rules.id())) {
-          out.println(
-              "  warning: the latest delta record was judged by other rules: " + recordedRulesId);
-        }
-      }
-      if (!ignoreFields.isBlank()) {
-        rules = rules.withIgnoreFields(List.of(ignoreFields.split(",")));
-      }
-      if (latestSource == null && latestTarget == null) {
-        out.println("diff: the raw events of this natural id have expired");
-      } else if (latestSource != null && latestTarget != null) {
-        JsonDiff.Result result = JsonDiff.diff(latestSource, latestTarget, rules);
-        List<Difference> diff = result.differences();
-        out.println(
-            "diff of the latest source and target payloads"
-                + (rules.isEmpty() ? "" : " under these rules")
-                + ": "
-                + (diff.isEmpty() ? "none, they are equal" : diff.size() + " difference(s)")
-                + (result.withinTolerance() > 0
-                    ? " (" + result.withinTolerance() + " number(s) equal within tolerance)"
-                    : ""));
-        for (Difference d : diff) {
-          out.println("  " + RowJson.difference(d));
-        }
-      } else {
-        out.println(
-            "diff: only the " + (latestSource != null ? "source" : "target") + " side was stored");
       }
       out.flush();
       return 0;
@@ -344,23 +257,7 @@ public final class StreamRecon implements Callable<Integer> {
     }
   }
 
-  static void requireTable(String warehouse, String table) {
-    if (!tableExists(warehouse, table)) {
-      throw new IllegalArgumentException(
-          "no " + table + " table under --warehouse=" + warehouse + " (has a run written there?)");
-    }
-  }
-
-  /** A Delta Lake table exists where its transaction log does. */
-  static boolean tableExists(String warehouse, String table) {
-    if (warehouse.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*") && !warehouse.startsWith("file:")) {
-      return true; // a remote store: the reader finds out, and reads a missing table as empty
-    }
-    String base = warehouse.startsWith("file:") ? java.net.URI.create(warehouse).getPath() : warehouse;
-    return java.nio.file.Files.isDirectory(java.nio.file.Path.of(base, table, "_delta_log"));
-  }
-
-  private static PrintWriter stdout() {
+  static PrintWriter stdout() {
     return new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8));
   }
 
@@ -374,13 +271,43 @@ public final class StreamRecon implements Callable<Integer> {
     if (m.find()) {
       return "unknown option --" + m.group(1) + " (list them with: run --help=ReconcileOptions)";
     }
-    return oneLine(new IllegalArgumentException(message));
+    return errorLine(new IllegalArgumentException(message));
   }
 
-  /** The first option error in the chain (its message is for the user), else the root cause. */
+  /**
+   * The one line printed for a failure: the message of the first option error or {@link Failure}
+   * in the chain (written for the user), else of the root cause. A failure without a message of
+   * its own is named by its type, followed by the first message found along its causes.
+   */
+  static String errorLine(Throwable e) {
+    Throwable t = rootCause(e);
+    String m = t.getMessage();
+    if (m != null && !m.lines().findFirst().orElse("").isBlank()) {
+      return m.lines().findFirst().orElseThrow().strip();
+    }
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      // Skip the message Java gives a wrapper made from its cause alone: the cause's toString().
+      boolean wrapper = c.getCause() != null && c.getCause().toString().equals(c.getMessage());
+      String line = wrapper ? null : firstNonBlankLine(c.getMessage());
+      if (line != null) {
+        return t.getClass().getSimpleName() + ": " + line;
+      }
+    }
+    return t.getClass().getSimpleName();
+  }
+
+  private static String firstNonBlankLine(String message) {
+    if (message == null) {
+      return null;
+    }
+    return message.lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst().orElse(null);
+  }
+
+  /** The first option error or {@link Failure} in the chain, else the root cause. */
   static Throwable rootCause(Throwable e) {
     Throwable t = e;
-    while (!(t instanceof IllegalArgumentException && t.getMessage() != null)
+    while (!((t instanceof IllegalArgumentException || t instanceof Failure)
+            && t.getMessage() != null)
         && t.getCause() != null
         && t.getCause() != t) {
       t = t.getCause();
@@ -388,12 +315,13 @@ public final class StreamRecon implements Callable<Integer> {
     return t;
   }
 
-  static String oneLine(Throwable t) {
-    String m = t.getMessage();
-    if (m == null || m.isBlank()) {
-      m = t.getClass().getSimpleName();
+  /**
+   * A failure whose message is the whole line for the user (what failed and why); exits with
+   * {@link #EXIT_FAILED}.
+   */
+  static final class Failure extends RuntimeException {
+    Failure(String message, Throwable cause) {
+      super(message, cause);
     }
-    int nl = m.indexOf('\n');
-    return nl < 0 ? m : m.substring(0, nl);
   }
 }

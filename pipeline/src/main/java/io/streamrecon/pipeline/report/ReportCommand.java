@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.report;
 
+import io.streamrecon.pipeline.cli.WarehouseOption;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -25,8 +27,7 @@ import picocli.CommandLine.Option;
         "Write a self-contained HTML report of a warehouse (counts, verdicts over time, differing"
             + " fields, latency, dead letters, late events, recent mismatches).")
 public final class ReportCommand implements Callable<Integer> {
-  @Option(names = "--warehouse", defaultValue = "./warehouse", description = "Warehouse dir")
-  String warehouse;
+  @Mixin WarehouseOption warehouse;
 
   @Option(names = "--runId", description = "Only this run (default: every run in the warehouse)")
   String runId;
@@ -51,7 +52,7 @@ public final class ReportCommand implements Callable<Integer> {
           "--since=" + since + " must be before --until=" + until);
     }
     long start = System.nanoTime();
-    Path target = write(new ReportReader.Selection(warehouse, runId, from, to), Path.of(out));
+    Path target = write(new ReportReader.Selection(warehouse.location(), runId, from, to), Path.of(out));
     System.out.printf(
         Locale.ROOT,
         "wrote %s (%,d bytes) in %.1f s%n",

@@ -62,7 +62,7 @@ public final class JobCheckpoints {
               + " is not valid: 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or"
               + " digit (it names the checkpoint directory)");
     }
-    String root = warehouseUri(s.warehouse()) + "/" + DIR + "/" + jobName;
+    String root = Warehouse.of(s.warehouse()).uri() + "/" + DIR + "/" + jobName;
     org.apache.hadoop.fs.Path rootPath = new org.apache.hadoop.fs.Path(root);
     org.apache.hadoop.fs.Path manifestPath = new org.apache.hadoop.fs.Path(rootPath, MANIFEST);
     try {
@@ -137,7 +137,7 @@ public final class JobCheckpoints {
             describe(s.source()),
             describe(s.target()),
             group,
-            warehouseUri(s.warehouse()));
+            Warehouse.of(s.warehouse()).uri());
     try {
       byte[] d = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
       return "streamrecon-" + HexFormat.of().formatHex(d).substring(0, 12);
@@ -148,20 +148,6 @@ public final class JobCheckpoints {
 
   private static String describe(InputSpec spec) {
     return spec.isKafka() ? "kafka:" + spec.topic() : "file:" + spec.filePattern();
-  }
-
-  /** The warehouse as an absolute URI: local paths become {@code file:/abs/path}. */
-  public static String warehouseUri(String warehouse) {
-    String w = warehouse.trim();
-    String uri;
-    if (w.startsWith("file:")) {
-      uri = Path.of(URI.create(w)).toAbsolutePath().normalize().toUri().toString();
-    } else if (w.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
-      uri = w;
-    } else {
-      uri = Path.of(w).toAbsolutePath().normalize().toUri().toString();
-    }
-    return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
   }
 
   /** The file system of a Hadoop URI; local files without checksum side files. */

@@ -3,7 +3,6 @@ package io.streamrecon.pipeline.run;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.io.InputSpec;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,6 +19,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 public final class Preflight {
   private Preflight() {}
 
+  /** Fails with an {@link IllegalArgumentException} naming the option when a check fails. */
   public static void check(PipelineOptions options, ReconcileSettings s) {
     FileSystems.setDefaultPipelineOptions(options);
     checkInput("source", s.source());
@@ -47,14 +47,11 @@ public final class Preflight {
 
   /** Local paths only: a Hadoop URI (s3a://, hdfs://) is checked by the first commit. */
   static void checkWarehouse(String warehouse) {
-    Path dir;
-    if (warehouse.startsWith("file:")) {
-      dir = Path.of(URI.create(warehouse));
-    } else if (warehouse.matches("^[a-zA-Z][a-zA-Z0-9+.-]*://.*")) {
+    Warehouse w = Warehouse.of(warehouse);
+    if (!w.isLocal()) {
       return;
-    } else {
-      dir = Path.of(warehouse);
     }
+    Path dir = w.localPath();
     try {
       Files.createDirectories(dir);
       Path probe = Files.createTempFile(dir, ".streamrecon-write-check", ".tmp");

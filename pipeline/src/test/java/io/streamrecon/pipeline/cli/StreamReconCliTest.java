@@ -4,11 +4,15 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -127,5 +131,64 @@ public class StreamReconCliTest {
   @Test
   public void explainNeedsANaturalId() {
     assertOneLine(execute("explain"), StreamRecon.EXIT_USAGE, "--naturalId");
+  }
+
+  @Test
+  public void aFailureWithoutAMessageIsNamedByItsTypeAndTheFirstMessageOfItsCauses() {
+    assertEquals(
+        "RuntimeException: Job aborted",
+        StreamRecon.errorLine(new RuntimeException("\nJob aborted\n  at stage 3")));
+    assertEquals(
+        "IllegalStateException: disk full",
+        StreamRecon.errorLine(
+            new UncheckedIOException(
+                new java.io.IOException(null, new IllegalStateException("\n  disk full")))));
+    assertEquals(
+        "NullPointerException",
+        StreamRecon.errorLine(new RuntimeException(new NullPointerException())));
+    // An option error keeps its message, written for the user.
+    assertEquals(
+        "--timeout=x is not a duration",
+        StreamRecon.errorLine(
+            new RuntimeException(new IllegalArgumentException("--timeout=x is not a duration"))));
+  }
+
+  @Test
+  public void runWithoutInputsReconcilesTheBundledSamplesUnderTheOtherOptions() throws Exception {
+    File samples = tmp.newFolder("samples");
+    String event = "{\"id\":\"o-1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"amount\":1}%n";
+    Files.writeString(samples.toPath().resolve("source.jsonl"), String.format(event));
+    Files.writeString(samples.toPath().resolve("target.jsonl"), String.format(event));
+    File warehouse = new File(tmp.getRoot(), "wh");
+    String saved = System.setProperty(StreamRecon.SAMPLES_PROPERTY, samples.getPath());
+    try {
+      Result r = execute("run", "--runner=DirectRunner", "--warehouse=" + warehouse);
+      assertEquals(r.err(), 0, r.code());
+      assertThat(r.err(), containsString("reconciling the bundled samples in " + samples));
+      assertTrue(Files.isDirectory(warehouse.toPath().resolve("raw_events/_delta_log")));
+      // One side given: the other is still required, the samples are not mixed in.
+      assertOneLine(
+          execute("run", "--source=" + samples + "/source.jsonl", "--warehouse=" + warehouse),
+          StreamRecon.EXIT_USAGE,
+          "--target is required");
+    } finally {
+      if (saved == null) {
+        System.clearProperty(StreamRecon.SAMPLES_PROPERTY);
+      } else {
+        System.setProperty(StreamRecon.SAMPLES_PROPERTY, saved);
+      }
+    }
+  }
+
+  @Test
+  public void explainOnAnUnreadableTableNamesTheTableAndTheReason() throws Exception {
+    File warehouse = tmp.newFolder("corrupt");
+    Path log = warehouse.toPath().resolve("raw_events/_delta_log");
+    Files.createDirectories(log);
+    Files.writeString(log.resolve("00000000000000000000.json"), "this is not a transaction log\n");
+    assertOneLine(
+        execute("explain", "--naturalId=o-1", "--warehouse=" + warehouse),
+        StreamRecon.EXIT_FAILED,
+        "streamrecon: explain: cannot read table raw_events under --warehouse=" + warehouse + ": ");
   }
 }

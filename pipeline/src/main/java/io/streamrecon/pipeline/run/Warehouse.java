@@ -1,0 +1,84 @@
+package io.streamrecon.pipeline.run;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code --warehouse} of a run or a command: a local directory, a {@code file:} URI or a
+ * Hadoop URI ({@code s3a://}, {@code hdfs://}, ...) under which each table is a directory of its
+ * own (docs/design.md#tables-and-pointers). The one place that tells a local warehouse from a
+ * remote one.
+ */
+public final class Warehouse {
+  /** The warehouse when none is given. */
+  public static final String DEFAULT = "./warehouse";
+
+  /** What {@code --warehouse} means, for every command that takes it. */
+  public static final String DESCRIPTION =
+      "Directory or Hadoop URI under which the Delta Lake tables are written";
+
+  /** A URI with a scheme and an authority part: {@code scheme://...}. */
+  private static final Pattern SCHEME_URI = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*://.*");
+
+  private static final String DELTA_LOG = "_delta_log";
+
+  private final String location;
+
+  private Warehouse(String location) {
+    this.location = location;
+  }
+
+  /** The warehouse at {@code location}, as given (surrounding blanks removed). */
+  public static Warehouse of(String location) {
+    if (location == null || location.isBlank()) {
+      throw new IllegalArgumentException(
+          "--warehouse is empty: give a directory or a Hadoop URI such as s3a://bucket/path");
+    }
+    return new Warehouse(location.trim());
+  }
+
+  /** The location as given. */
+  public String location() {
+    return location;
+  }
+
+  /** True for a local directory or a {@code file:} URI; false for any other Hadoop URI. */
+  public boolean isLocal() {
+    return location.startsWith("file:") || !SCHEME_URI.matcher(location).matches();
+  }
+
+  /** The local directory; only for a {@link #isLocal local} warehouse. */
+  public Path localPath() {
+    if (!isLocal()) {
+      throw new IllegalStateException("not a local warehouse: " + location);
+    }
+    return location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
+  }
+
+  /** The warehouse as an absolute URI without a trailing slash: a local one as {@code file:/..}. */
+  public String uri() {
+    String uri =
+        isLocal() ? localPath().toAbsolutePath().normalize().toUri().toString() : location;
+    return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
+  }
+
+  /** Where a table of this warehouse lives, in the form the location was given. */
+  public String tablePath(String table) {
+    return location.endsWith("/") ? location + table : location + "/" + table;
+  }
+
+  /**
+   * True when the table exists, that is where its transaction log does. A remote warehouse is not
+   * looked at: its reader finds out, and reads a missing table as empty.
+   */
+  public boolean tableExists(String table) {
+    return !isLocal() || Files.isDirectory(localPath().resolve(table).resolve(DELTA_LOG));
+  }
+
+  @Override
+  public String toString() {
+    return location;
+  }
+}

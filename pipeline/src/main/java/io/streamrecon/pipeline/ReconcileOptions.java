@@ -58,8 +58,8 @@ public interface ReconcileOptions extends StreamingOptions {
   void setIgnoreFields(String value);
 
   @Description(
-      "Comparison rules file (SPEC §3a): ignore, rename, unordered, tolerance, lenientTypes,"
-          + " normalize, instants; empty for none")
+      "Comparison rules file (docs/design.md#comparison-rules): ignore, rename, unordered,"
+          + " tolerance, lenientTypes, normalize, instants; empty for none")
   @Default.String("")
   String getRules();
 

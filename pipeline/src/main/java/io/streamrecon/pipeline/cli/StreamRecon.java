@@ -50,7 +50,8 @@ import picocli.CommandLine.Parameters;
       StreamRecon.Samples.class,
       io.streamrecon.pipeline.report.ReportCommand.class,
       MaintenanceCommands.Compact.class,
-      MaintenanceCommands.Vacuum.class
+      MaintenanceCommands.Vacuum.class,
+      OptionsCommand.class
     })
 public final class StreamRecon implements Callable<Integer> {
   /** Exit code for bad usage or options. */

@@ -14,6 +14,7 @@ import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.pipeline.io.LineReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,8 +86,12 @@ final class BareContender {
       for (Path file : List.of(sources.get(i), targets.get(i))) {
         Side side = file.startsWith(dataDir.resolve(Generator.SOURCE_DIR)) ? Side.SOURCE : Side.TARGET;
         long line = 0;
-        try (LineReader in = new LineReader(Files.newInputStream(file))) {
+        try (LineReader in =
+            new LineReader(Files.newInputStream(file), ParseConfig.MAX_EVENT_BYTES_LIMIT)) {
           for (byte[] bytes = in.next(); bytes != null; bytes = in.next()) {
+            if (bytes.length == 0) {
+              continue;
+            }
             line++;
             try {
               batch.add(

@@ -1,10 +1,11 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.runners.spark.SparkSupport;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -119,7 +120,7 @@ final class BeamContender {
             .metrics()
             .queryMetrics(
                 MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.inNamespace("streamrecon"))
+                    .addNameFilter(MetricNameFilter.inNamespace(MetricNames.NAMESPACE))
                     .build())
             .getCounters()) {
       Long v;

@@ -3,6 +3,7 @@ package io.streamrecon.bench;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Status;
@@ -160,7 +161,7 @@ record LookupCost(
     for (MetricResult<Long> c :
         result
             .metrics()
-            .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace("streamrecon")).build())
+            .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(MetricNames.NAMESPACE)).build())
             .getCounters()) {
       Long v = c.getAttempted();
       m.merge(c.getName().getName(), v == null ? 0 : v, Long::sum);

@@ -3,12 +3,13 @@ package io.streamrecon.bench;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.ParseConfig;
+import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.KafkaProperties;
-import io.streamrecon.model.Side;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,9 +38,9 @@ import org.apache.spark.sql.streaming.StreamingQueryProgress;
 import org.apache.spark.sql.streaming.StreamingQueryStatus;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.util.LongAccumulator;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * The Structured Streaming peer reading Kafka (issue 11), run by {@code bin/bench soak
@@ -238,7 +239,8 @@ final class PeerStream implements Callable<Integer> {
     String runId = "peer-" + Instant.now().toString().replaceAll("[^0-9]", "").substring(0, 14);
     PeerBatchWriter writer =
         new PeerBatchWriter(
-            warehouse.resolve("raw_events").toString(), warehouse.resolve("deltas").toString(),
+            warehouse.resolve(DeltaLakeIO.RAW_EVENTS).toString(),
+            warehouse.resolve(DeltaLakeIO.DELTAS).toString(),
             PeerBatchWriter.DeltasLayout.STREAMRECON, emitMatches, runId);
 
     long now = System.currentTimeMillis();

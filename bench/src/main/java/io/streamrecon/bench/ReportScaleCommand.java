@@ -1,5 +1,6 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.SyntheticDeltas;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import java.lang.management.ManagementFactory;
@@ -37,7 +38,7 @@ final class ReportScaleCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!Files.isDirectory(warehouse.resolve("deltas/_delta_log"))) {
+    if (!Files.isDirectory(warehouse.resolve(DeltaLakeIO.DELTAS).resolve("_delta_log"))) {
       long t0 = System.nanoTime();
       int files =
           SyntheticDeltas.write(warehouse.toString(), "bench-report", rows, rowsPerFile, spanHours, 7);
@@ -46,7 +47,7 @@ final class ReportScaleCommand implements Callable<Integer> {
           rows, files, (System.nanoTime() - t0) / 1e9);
     }
     long bytes;
-    try (Stream<Path> s = Files.walk(warehouse.resolve("deltas"))) {
+    try (Stream<Path> s = Files.walk(warehouse.resolve(DeltaLakeIO.DELTAS))) {
       bytes = s.filter(p -> p.toString().endsWith(".parquet")).mapToLong(p -> p.toFile().length()).sum();
     }
     System.out.printf(Locale.ROOT, "deltas data files: %,d bytes%n", bytes);

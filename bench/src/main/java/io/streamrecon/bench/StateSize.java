@@ -10,6 +10,7 @@ import io.streamrecon.model.Origin;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
+import io.streamrecon.pipeline.io.LineReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -48,8 +49,11 @@ record StateSize(long events, double keyBytes, double pointerStateBytes, double 
         // one data file per generated file: a realistic spread of files and row indexes
         String dataFile = null;
         try (InputStream raw = Files.newInputStream(f);
-            LineReader in = new LineReader(raw)) {
+            LineReader in = new LineReader(raw, ParseConfig.MAX_EVENT_BYTES_LIMIT)) {
           for (byte[] line = in.next(); line != null && n < maxEvents * (side.ordinal() + 1L); line = in.next()) {
+            if (line.length == 0) {
+              continue;
+            }
             Event e;
             try {
               e = parser.parse(new RawInput(side, line, Origin.fileLine(f.toString(), row + 1), Instant.EPOCH));

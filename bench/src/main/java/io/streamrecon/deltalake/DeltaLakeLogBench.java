@@ -1,8 +1,8 @@
 package io.streamrecon.deltalake;
 
 import io.delta.standalone.DeltaLog;
-import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.Operation;
+import io.delta.standalone.OptimisticTransaction;
 import io.delta.standalone.actions.Action;
 import io.delta.standalone.actions.AddFile;
 import io.delta.standalone.actions.SetTransaction;

@@ -64,7 +64,7 @@ public final class ExplainLookupBench implements Callable<Integer> {
     Instant start = Instant.parse("2024-03-01T00:00:00Z");
     long bytes = 0;
     // An existing table (from an earlier run) is measured as it is.
-    boolean exists = Files.isDirectory(dir.resolve("raw_events").resolve("_delta_log"));
+    boolean exists = Files.isDirectory(dir.resolve(DeltaLakeIO.RAW_EVENTS).resolve("_delta_log"));
     for (int f = 0; exists ? false : f < files; f++) {
       // Bloom filters sized as WriteDataFilesFn sizes them: the default for its first bundle, then
       // the rows of the previous bundle's largest file.

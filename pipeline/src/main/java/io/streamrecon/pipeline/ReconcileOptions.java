@@ -1,10 +1,10 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.pipeline.run.Warehouse;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.ThreadLocalRandom;
-import io.streamrecon.pipeline.run.Warehouse;
 import org.apache.beam.sdk.options.Default;
 import org.apache.beam.sdk.options.DefaultValueFactory;
 import org.apache.beam.sdk.options.Description;

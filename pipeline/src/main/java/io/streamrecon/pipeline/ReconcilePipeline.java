@@ -76,9 +76,9 @@ public final class ReconcilePipeline {
     if (merged.isBounded() == PCollection.IsBounded.BOUNDED) {
       // One collection of parse outcomes, consumed once by the writer, which passes the dead
       // letters on. With ParseEvents' two outputs the classic SparkRunner persists the parsed
-      // events, payloads and all, to read each output back: the largest cost of a batch run
-      // (bench/REPORT.md, "Parsed events straight into the writer"). Streaming keeps the two
-      // outputs: its graph, and with it the names its restored jobs' commits carry, stays.
+      // events, payloads and all, to read each output back: the largest cost of a batch run.
+      // Streaming keeps the two outputs: its graph, and with it the names its restored jobs'
+      // commits carry, stays.
       PCollectionTuple written =
           merged
               .apply("ParseEvents", parse.outcomes())

@@ -1,11 +1,12 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.pipeline.io.KafkaProperties;
-import io.streamrecon.pipeline.io.InputSpec;
-import io.streamrecon.pipeline.run.RunnerSupport;
-import io.streamrecon.pipeline.run.Runners;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ComparisonRules;
+import io.streamrecon.json.ParseConfig;
+import io.streamrecon.pipeline.io.InputSpec;
+import io.streamrecon.pipeline.io.KafkaProperties;
+import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.pipeline.run.Runners;
 import io.streamrecon.transforms.PairEvents;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,9 +54,6 @@ public record ReconcileSettings(
     ComparisonRules rules,
     int autoCompactFiles) {
 
-  /** Largest accepted {@code --maxEventBytes}: 64 MiB, far above any sane single event. */
-  public static final int MAX_EVENT_BYTES_LIMIT = 64 << 20;
-
   private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
   public ReconcileSettings {
@@ -67,9 +65,8 @@ public record ReconcileSettings(
   /**
    * Pairing buckets on the DirectRunner unless {@code --pairingBuckets} is given. The DirectRunner
    * scans every pending timer of every key on each watermark refresh and fires timers one bundle
-   * per key, so its cost follows the number of keys: at 100k records it took 141 s with 1024
-   * buckets and 52 s with 64 (bench/REPORT.md). It runs three threads and restores no state, so
-   * neither parallelism nor restarts need more keys.
+   * per key, so its cost follows the number of keys. It runs three threads and restores no
+   * state, so neither parallelism nor restarts need more keys.
    */
   static final int DIRECT_RUNNER_BUCKETS = 64;
 
@@ -153,12 +150,12 @@ public record ReconcileSettings(
             : DurationParser.parseAtLeast(
                 "kafkaMaxReadTime", o.getKafkaMaxReadTime(), Duration.millis(1));
     int maxEventBytes = o.getMaxEventBytes();
-    if (maxEventBytes < 1 || maxEventBytes > MAX_EVENT_BYTES_LIMIT) {
+    if (maxEventBytes < 1 || maxEventBytes > ParseConfig.MAX_EVENT_BYTES_LIMIT) {
       throw new IllegalArgumentException(
           "--maxEventBytes="
               + maxEventBytes
               + " is out of range: 1 to "
-              + MAX_EVENT_BYTES_LIMIT
+              + ParseConfig.MAX_EVENT_BYTES_LIMIT
               + " (64 MiB)");
     }
     Duration progress = DurationParser.parse("progressInterval", o.getProgressInterval());

@@ -1,14 +1,14 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.pipeline.run.Summary;
-import io.streamrecon.pipeline.samples.SampleGenerator;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.Side;
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Path;

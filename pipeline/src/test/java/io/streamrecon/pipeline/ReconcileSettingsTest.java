@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.pipeline.io.KafkaProperties;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.startsWith;
@@ -10,6 +9,7 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.io.KafkaProperties;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,10 +1,5 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.model.MetricNames;
-import io.streamrecon.pipeline.cli.StreamRecon;
-import io.streamrecon.pipeline.run.RulesArchive;
-import io.streamrecon.pipeline.run.Summary;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
@@ -15,6 +10,10 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.RulesArchive;
+import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.transforms.Diff;
 import java.nio.file.Files;

@@ -1,9 +1,8 @@
 package io.streamrecon.deltalake;
 
+import io.streamrecon.model.DataFileName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.util.List;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
@@ -35,7 +34,7 @@ final class DataFileRewriter {
           source + " has " + source.numRecords() + " rows, " + keep.length + " to keep or drop");
     }
     String directory = TableLayout.partitionDirectory(source.partitionValues());
-    String name = "part-" + UUID.randomUUID() + ".snappy.parquet";
+    String name = DataFileName.newName();
     String relative = directory.isEmpty() ? name : directory + "/" + name;
     Path target = new Path(tableRoot, relative);
     FileStats stats = new FileStats(layout);

@@ -1,5 +1,6 @@
 package io.streamrecon.deltalake;
 
+import io.streamrecon.model.DataFileName;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -8,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -144,7 +144,7 @@ final class DataFileWriter<T> implements AutoCloseable {
     String directory = TableLayout.partitionDirectory(partitionValues);
     OpenFile file = open.get(directory);
     if (file == null) {
-      String name = "part-" + UUID.randomUUID() + ".snappy.parquet";
+      String name = DataFileName.newName();
       file = new OpenFile(directory.isEmpty() ? name : directory + "/" + name, partitionValues);
       open.put(directory, file);
     }

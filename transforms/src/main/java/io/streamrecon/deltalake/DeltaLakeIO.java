@@ -5,10 +5,11 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.ModelCoders.PayloadPairCoder;
 import io.streamrecon.model.ModelCoders.StoredPayloadCoder;
+import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
@@ -63,7 +64,7 @@ public final class DeltaLakeIO {
   private DeltaLakeIO() {}
 
   /** Beam metrics namespace. */
-  public static final String NAMESPACE = "streamrecon";
+  public static final String NAMESPACE = MetricNames.NAMESPACE;
 
   public static final String RAW_EVENTS = "raw_events";
   public static final String DELTAS = "deltas";

@@ -15,8 +15,6 @@ import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -33,8 +31,6 @@ import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.PrimitiveType;
 import org.joda.time.Instant;
 
@@ -58,7 +54,6 @@ public final class DeltaLakeTables {
   /** Key added by {@link #findRawEvents}: the row's index in its data file. */
   public static final String ROW_INDEX = "_row_index";
 
-  private static final long JULIAN_DAY_OF_EPOCH = 2_440_588L;
 
   /** Every row of the current snapshot of {@code table}, column name to value, in schema order. */
   public static List<Map<String, Object>> readRows(String warehouse, String table) {
@@ -208,24 +203,9 @@ public final class DeltaLakeTables {
     return values;
   }
 
-  /** Our INT64 micros, other writers' INT64 millis/nanos, or Spark's legacy INT96. */
+  /** Any writer's timestamp: see {@link ParquetTimestamps}. */
   private static Instant timestamp(Group g, int i, PrimitiveType type) {
-    if (type.getPrimitiveTypeName() == PrimitiveTypeName.INT96) {
-      ByteBuffer b = g.getInt96(i, 0).toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-      long nanosOfDay = b.getLong();
-      long julianDay = b.getInt();
-      return new Instant((julianDay - JULIAN_DAY_OF_EPOCH) * 86_400_000L + nanosOfDay / 1_000_000L);
-    }
-    long value = g.getLong(i, 0);
-    if (type.getLogicalTypeAnnotation()
-        instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
-      return switch (ts.getUnit()) {
-        case MILLIS -> new Instant(value);
-        case MICROS -> new Instant(Math.floorDiv(value, 1000L));
-        case NANOS -> new Instant(Math.floorDiv(value, 1_000_000L));
-      };
-    }
-    return new Instant(Math.floorDiv(value, 1000L));
+    return new Instant(ParquetTimestamps.millis(g, i, type));
   }
 
   // ------------------------------------------------------------------ rows to records

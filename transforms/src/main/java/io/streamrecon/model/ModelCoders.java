@@ -29,8 +29,7 @@ public final class ModelCoders {
 
   private static final Pattern DATA_FILE =
       Pattern.compile(
-          "side=(SOURCE|TARGET)/event_date=(\\d{4}-\\d{2}-\\d{2})/part-"
-              + "([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\\.snappy\\.parquet");
+          "side=(SOURCE|TARGET)/event_date=(\\d{4}-\\d{2}-\\d{2})/" + DataFileName.PATTERN);
 
   // ---------------------------------------------------------------- primitives, reused by coders
 
@@ -161,9 +160,8 @@ public final class ModelCoders {
           + (tag == 3 ? "SOURCE" : "TARGET")
           + "/event_date="
           + date
-          + "/part-"
-          + uuid
-          + ".snappy.parquet";
+          + "/"
+          + DataFileName.of(uuid);
     }
     if (tag == 0) {
       throw new CoderException("data file path is never null");

@@ -8,6 +8,7 @@ import io.streamrecon.json.JsonSupport;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.EventRef;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Status;
@@ -121,9 +122,10 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
     private final ComparisonRules rules;
     private final boolean emitMatches;
     private final String runId;
-    private final Counter emptyDiffs = Metrics.counter("streamrecon", "empty_diffs");
-    private final Counter withinTolerance = Metrics.counter("streamrecon", MATCH_WITHIN_TOLERANCE);
-    private final Counter pairsDiffed = Metrics.counter("streamrecon", PAIRS_DIFFED);
+    private final Counter emptyDiffs = Metrics.counter(MetricNames.NAMESPACE, "empty_diffs");
+    private final Counter withinTolerance =
+        Metrics.counter(MetricNames.NAMESPACE, MATCH_WITHIN_TOLERANCE);
+    private final Counter pairsDiffed = Metrics.counter(MetricNames.NAMESPACE, PAIRS_DIFFED);
 
     DiffFn(ComparisonRules rules, boolean emitMatches, String runId) {
       this.rules = rules;

@@ -2,6 +2,7 @@ package io.streamrecon.transforms;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.ModelCoders.LateEventCoder;
 import io.streamrecon.model.ModelCoders.VerdictCoder;
@@ -82,7 +83,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   public static final TupleTag<LateEvent> LATE = new TupleTag<LateEvent>("late") {};
 
   /** Namespace of every counter below. */
-  public static final String METRIC_NAMESPACE = "streamrecon";
+  public static final String METRIC_NAMESPACE = MetricNames.NAMESPACE;
 
   public static final String METRIC_MATCH = "match";
   public static final String METRIC_MISMATCH = "mismatch";

@@ -6,6 +6,7 @@ import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.RawInput;
@@ -153,8 +154,8 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     private static final long serialVersionUID = 1L;
 
     private final EventParser parser;
-    private final Counter parsed = Metrics.counter("streamrecon", "events_parsed");
-    private final Counter deadLetters = Metrics.counter("streamrecon", "dead_letters");
+    private final Counter parsed = Metrics.counter(MetricNames.NAMESPACE, "events_parsed");
+    private final Counter deadLetters = Metrics.counter(MetricNames.NAMESPACE, "dead_letters");
     // Per DoFn instance, which Beam calls from one thread at a time.
     private transient EventParser.Scratch scratch;
 

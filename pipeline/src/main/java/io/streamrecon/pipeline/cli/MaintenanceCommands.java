@@ -1,8 +1,8 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
+import io.streamrecon.pipeline.DurationParser;
 import java.io.IOException;
 import java.util.List;
 import java.util.Locale;

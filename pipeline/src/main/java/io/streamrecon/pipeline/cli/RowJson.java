@@ -17,8 +17,8 @@ import java.nio.charset.StandardCharsets;
 import org.joda.time.Instant;
 
 /**
- * JSON renderings of table rows for {@code show} and {@code explain}, with the field names of
- * SPEC §5: differences as {@code {path, kind, source, target}} with the values as JSON (not as
+ * JSON renderings of table rows for {@code show} and {@code explain}, with the field names of the
+ * tables (docs/design.md#deltarecord): differences as {@code {path, kind, source, target}} with the values as JSON (not as
  * quoted JSON text), an absent side omitted; instants as ISO-8601 UTC.
  */
 final class RowJson {

@@ -1,34 +1,24 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.pipeline.run.RulesArchive;
 import io.streamrecon.pipeline.samples.RulesSample;
 import io.streamrecon.pipeline.samples.SampleGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamrecon.deltalake.DeltaLakeIO;
-import io.streamrecon.deltalake.DeltaLakeLookup;
-import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.json.ComparisonRules;
-import io.streamrecon.json.JsonDiff;
-import io.streamrecon.model.DeltaRecord;
-import io.streamrecon.model.Difference;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * The {@code streamrecon} command line: {@code run [options]} runs a reconciliation (options are

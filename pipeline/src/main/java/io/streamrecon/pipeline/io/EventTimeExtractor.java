@@ -13,7 +13,8 @@ import org.joda.time.Instant;
 /**
  * Reads the event time at a JSON Pointer from a payload with a streaming parser, without building
  * a tree: the Kafka timestamp policy calls it once per record before the real parse. Accepts what
- * SPEC §2 accepts: ISO-8601 with offset, or epoch milliseconds as a number.
+ * the parser accepts (docs/design.md#events-and-natural-ids): ISO-8601 with offset, or epoch
+ * milliseconds as a number.
  */
 public final class EventTimeExtractor implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -11,9 +11,11 @@ import java.util.Arrays;
 /**
  * Splits a byte stream into lines at {@code \n} (a trailing {@code \r} is dropped), reading in
  * 64 KiB chunks and holding at most {@code maxLineBytes} of a line: longer lines are cut there and
- * the rest skipped, so one huge line cannot exhaust memory.
+ * the rest skipped, so one huge line cannot exhaust memory. Empty lines are returned (as empty
+ * arrays): a caller counts or skips them. UTF-8 is never decoded here. Closing the reader closes
+ * the stream.
  */
-final class LineReader {
+public final class LineReader implements AutoCloseable {
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -25,13 +27,17 @@ final class LineReader {
   private int limit;
   private boolean eof;
 
-  LineReader(InputStream in, int maxLineBytes) {
+  /** Reads {@code in}, keeping at most {@code maxLineBytes} (0 or more) of each line. */
+  public LineReader(InputStream in, int maxLineBytes) {
+    if (maxLineBytes < 0) {
+      throw new IllegalArgumentException("maxLineBytes must not be negative, got " + maxLineBytes);
+    }
     this.in = in;
     this.maxLineBytes = maxLineBytes;
   }
 
   /** The next line without its terminator, or {@code null} at the end of the stream. */
-  byte[] next() throws IOException {
+  public byte[] next() throws IOException {
     line.reset();
     boolean any = false;
     while (true) {
@@ -45,7 +51,7 @@ final class LineReader {
       pos = indexOfNewline(buffer, pos, limit);
       if (pos < limit && line.size() == 0) {
         // The whole line is in the buffer (the common case): one copy, no staging.
-        int end = Math.min(pos, start + Math.max(maxLineBytes, 0));
+        int end = start + Math.min(pos - start, maxLineBytes);
         if (end > start && buffer[end - 1] == '\r') {
           end--;
         }
@@ -103,5 +109,10 @@ final class LineReader {
       return Arrays.copyOf(bytes, bytes.length - 1);
     }
     return bytes;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
   }
 }

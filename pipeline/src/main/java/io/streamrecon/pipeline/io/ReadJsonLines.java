@@ -1,8 +1,7 @@
 package io.streamrecon.pipeline.io;
 
+import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
@@ -57,9 +56,9 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
 
   /** Longest line kept whole (1 to 64 MiB); default 1 MiB. */
   public ReadJsonLines withMaxEventBytes(int maxEventBytes) {
-    if (maxEventBytes < 1 || maxEventBytes > ReconcileSettings.MAX_EVENT_BYTES_LIMIT) {
+    if (maxEventBytes < 1 || maxEventBytes > ParseConfig.MAX_EVENT_BYTES_LIMIT) {
       throw new IllegalArgumentException(
-          "maxEventBytes must be 1 to " + ReconcileSettings.MAX_EVENT_BYTES_LIMIT
+          "maxEventBytes must be 1 to " + ParseConfig.MAX_EVENT_BYTES_LIMIT
               + ", got " + maxEventBytes);
     }
     return new ReadJsonLines(side, filePattern, maxEventBytes);
@@ -83,13 +82,13 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
    *
    * <p>Splittable only so that Beam's classic Spark runner streams its output: in batch that runner
    * collects every output of one input element in a list before passing any on, so this step held
-   * a whole file's lines (a 55 MB file's 20,000 at once per task in the 1M benchmark; a 1 GB file
-   * would have needed a 1 GB heap). For a splittable DoFn it can instead hand outputs on through a
-   * queue of 500 (the experiment {@code use_bounded_concurrent_output_for_sdf}, set by {@link
-   * ReconcilePipeline#streamSparkBatchReads}). The restriction is the whole file, one position that
+   * a whole file's lines: heap followed file size. For a splittable DoFn it can instead hand
+   * outputs on through a bounded queue (the experiment {@code
+   * use_bounded_concurrent_output_for_sdf}, which the SparkRunner's {@code RunnerSupport} sets for
+   * a batch run). The restriction is the whole file, one position that
    * is never split: a part that starts inside a file would not know its first line number, which
    * every event's {@link Origin} carries. Runners that checkpoint a splittable DoFn (Direct, Flink
-   * streaming) find nothing to split and read the file to its end, as before.
+   * streaming) find nothing to split and read the file to its end.
    */
   @DoFn.BoundedPerElement
   static final class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawInput> {

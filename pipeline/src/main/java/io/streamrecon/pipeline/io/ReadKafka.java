@@ -1,7 +1,6 @@
 package io.streamrecon.pipeline.io;
 
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;

@@ -60,7 +60,7 @@ record ReportData(
       return deadSource + deadTarget;
     }
 
-    /** Input as the tables record it: every input is a raw event or a dead letter (SPEC §7). */
+    /** Input as the tables record it: every input is a raw event or a dead letter. */
     long input() {
       return raw() + dead();
     }

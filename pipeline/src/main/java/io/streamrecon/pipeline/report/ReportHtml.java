@@ -106,7 +106,7 @@ final class ReportHtml {
     b.append("<h3>Final verdicts by status</h3>")
         .append(Svg.horizontalBars("status", "Final verdicts by status", bars, 170));
 
-    b.append("<h3>Nothing lost (SPEC §7)</h3><div class=\"eq\">");
+    b.append("<h3>Nothing lost</h3><div class=\"eq\">");
     b.append("<p><b>input = raw events + dead letters</b><br><span class=\"big\">")
         .append(count(t.input()))
         .append(" = ")

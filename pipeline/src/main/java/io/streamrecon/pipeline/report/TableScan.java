@@ -4,10 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.ParquetTimestamps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -21,10 +20,7 @@ import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.schema.GroupType;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
-import org.apache.parquet.schema.PrimitiveType;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
@@ -35,7 +31,6 @@ import org.apache.parquet.schema.Type;
  */
 final class TableScan {
   static final ObjectMapper JSON = new ObjectMapper();
-  private static final long JULIAN_DAY_OF_EPOCH = 2_440_588L;
 
   private final Configuration conf = new Configuration();
   private final Path root;
@@ -149,24 +144,7 @@ final class TableScan {
     if (i < 0) {
       return Long.MIN_VALUE;
     }
-    PrimitiveType type = g.getType().getType(i).asPrimitiveType();
-    if (type.getPrimitiveTypeName() == PrimitiveTypeName.INT96) {
-      // Spark's legacy timestamps, should another engine have rewritten the files.
-      ByteBuffer b = g.getInt96(i, 0).toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-      long nanosOfDay = b.getLong();
-      long julianDay = b.getInt();
-      return (julianDay - JULIAN_DAY_OF_EPOCH) * 86_400_000L + nanosOfDay / 1_000_000L;
-    }
-    long value = g.getLong(i, 0);
-    if (type.getLogicalTypeAnnotation()
-        instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation ts) {
-      return switch (ts.getUnit()) {
-        case MILLIS -> value;
-        case MICROS -> Math.floorDiv(value, 1000L);
-        case NANOS -> Math.floorDiv(value, 1_000_000L);
-      };
-    }
-    return Math.floorDiv(value, 1000L);
+    return ParquetTimestamps.millis(g, i, g.getType().getType(i).asPrimitiveType());
   }
 
   /** The struct elements of an array-of-struct column (two- or three-level lists). */

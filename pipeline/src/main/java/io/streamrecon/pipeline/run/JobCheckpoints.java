@@ -1,8 +1,8 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.io.InputSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +18,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;

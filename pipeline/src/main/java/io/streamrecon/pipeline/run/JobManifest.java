@@ -1,11 +1,11 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.pipeline.DurationParser;
-import io.streamrecon.pipeline.ReconcileSettings;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamrecon.pipeline.DurationParser;
+import io.streamrecon.pipeline.ReconcileSettings;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

@@ -1,9 +1,8 @@
 package io.streamrecon.pipeline.io;
 
-import io.streamrecon.model.MetricNames;
-import io.streamrecon.pipeline.run.Summary;
 import static org.junit.Assert.assertEquals;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;

@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline.report;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -15,8 +14,8 @@ import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
-import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.awt.image.BufferedImage;

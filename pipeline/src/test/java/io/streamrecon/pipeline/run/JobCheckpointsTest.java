@@ -1,9 +1,5 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.cli.StreamRecon;
-import io.streamrecon.pipeline.ReconcileOptions;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.matchesPattern;
@@ -13,6 +9,10 @@ import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.cli.StreamRecon;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcileSettings;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcileSettings;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;

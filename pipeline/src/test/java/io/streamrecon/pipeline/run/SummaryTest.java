@@ -1,12 +1,12 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.model.MetricNames;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Side;
 import java.util.HashMap;
 import java.util.Map;

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
@@ -30,7 +29,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The crash test of issue 8, shared by the runners: a KRaft broker in its own JVM, two kcat
+ * The crash test shared by the runners: a KRaft broker in its own JVM, two kcat
  * producers at a steady pace, and two pipeline JVMs reading the same topics into two warehouses:
  * run A is never disturbed, run B is killed with SIGKILL at seeded moments (one of them inside a
  * Delta Lake commit) and restarted each time with the same command. B must end with A's tables.
@@ -629,7 +628,7 @@ public final class CrashHarness {
   }
 
   /**
-   * Every check of issue 8, collected so that one run reports all that fail. Which of them wait
+   * Every check of the crash test, collected so that one run reports all that fail. Which of them wait
    * for the Delta Lake idempotency work is said in the README ("Faults and recovery").
    */
   public static void assertSameOutcome(Result r, boolean lateDetected) {

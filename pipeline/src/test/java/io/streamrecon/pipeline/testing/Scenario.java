@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline.testing;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -9,7 +8,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.samples.SampleGenerator;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,15 +1,14 @@
 package io.streamrecon.runners.direct;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.samples.SampleGenerator;
 import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.samples.SampleGenerator;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -38,9 +38,9 @@ public final class FlinkRecovery implements RunnerSupport {
   public static final long DEFAULT_CHECKPOINTING_INTERVAL_MS = 5_000;
 
   /**
-   * State backend when none is given, chosen by measurement (README, "Faults and recovery"): with
-   * 20,000 open entries both backends checkpoint about 5 MB in a few hundred ms, and the heap one
-   * needs no 40 MB native library.
+   * State backend when none is given: for the state of a pairing's open entries both backends
+   * checkpoint in about the same time (README, "Faults and recovery"), and the heap one needs no
+   * native library.
    */
   public static final String DEFAULT_STATE_BACKEND = "filesystem";
 

@@ -1,8 +1,8 @@
 package io.streamrecon.runners.spark;
 
 import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerSupport;
 import io.streamrecon.pipeline.run.RunnerSupport.Recovery;
+import io.streamrecon.pipeline.run.RunnerSupport;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptions;
 

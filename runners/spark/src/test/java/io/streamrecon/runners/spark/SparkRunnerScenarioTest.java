@@ -1,15 +1,14 @@
 package io.streamrecon.runners.spark;
 
-import io.streamrecon.pipeline.run.ReconcileRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.ExpiryClock;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;
@@ -100,11 +99,11 @@ public class SparkRunnerScenarioTest {
   }
 
   /**
-   * Issue 10: the progress counts of a streaming run are exact. Once every record was read and
-   * every entry closed, the counts must add up (SPEC §7) and {@code raw events} must equal the rows
-   * stored in raw_events, with no commit run twice. Before the fix the processing-time pairing read
-   * its uncached input twice per micro-batch, so the raw_events commit ran twice (the second time
-   * recognised as a replay) and {@code raw events} was double the rows stored.
+   * The progress counts of a streaming run are exact. Once every record was read and
+   * every entry closed, the counts must add up (docs/design.md#nothing-lost) and {@code raw events} must equal the rows
+   * stored in raw_events, with no commit run twice. A processing-time pairing that read its
+   * uncached input twice per micro-batch would run the raw_events commit twice (the second time
+   * recognised as a replay) and count {@code raw events} double.
    */
   private static void assertExactCounts(PipelineResult result, Path wh) {
     long lines =

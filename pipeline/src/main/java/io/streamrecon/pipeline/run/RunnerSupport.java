@@ -1,6 +1,8 @@
 package io.streamrecon.pipeline.run;
 
+import java.util.Iterator;
 import java.util.Optional;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.display.DisplayData;
@@ -30,11 +32,25 @@ public interface RunnerSupport {
    */
   Recovery configure(PipelineOptions options, JobIdentity job);
 
-  /** The registered support for the options' runner, if any. */
+  /**
+   * The registered support for the options' runner, if any. A registered support whose runner is
+   * not on the class path (a runner module's jar next to another runner) cannot link, and cannot
+   * be the one the options select either: it is passed over.
+   */
   static Optional<RunnerSupport> find(PipelineOptions options) {
-    for (RunnerSupport r : ServiceLoader.load(RunnerSupport.class)) {
-      if (r.handles(options)) {
-        return Optional.of(r);
+    Iterator<RunnerSupport> supports = ServiceLoader.load(RunnerSupport.class).iterator();
+    // The loader moves past a provider that fails; the bound only guards against one that doesn't.
+    for (int failures = 0; failures < 100; ) {
+      try {
+        if (!supports.hasNext()) {
+          break;
+        }
+        RunnerSupport r = supports.next();
+        if (r.handles(options)) {
+          return Optional.of(r);
+        }
+      } catch (ServiceConfigurationError | LinkageError e) {
+        failures++; // its runner's classes are missing
       }
     }
     return Optional.empty();

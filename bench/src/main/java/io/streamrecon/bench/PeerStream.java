@@ -42,7 +42,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The Structured Streaming peer reading Kafka (issue 11), run by {@code bin/bench soak
+ * The Structured Streaming peer reading Kafka, run by {@code bin/bench soak
  * --engine=peer} in a JVM of its own in place of {@code StreamRecon run}: streamrecon's design
  * written natively in Spark Structured Streaming 3.5 + delta-spark, with the parse, pairing and
  * micro-batch writer of the file peer ({@link PeerSteps}, {@link PeerBatchWriter}). Each side is

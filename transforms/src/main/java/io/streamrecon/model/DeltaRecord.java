@@ -75,7 +75,7 @@ public record DeltaRecord(
   /**
    * The record for a verdict that needs no diff (MATCH, MISSING_*), or with a computed diff, with
    * the status decided after the diff (a MISMATCH within tolerance becomes a MATCH; its verdictId
-   * stays the pairing verdict's, see README "Comparison rules").
+   * stays the pairing verdict's, see docs/comparison-rules.md#decisions).
    */
   public static DeltaRecord of(
       Verdict verdict,

@@ -56,8 +56,9 @@ final class BareContender {
   }
 
   /**
-   * With comparison rules (SPEC §3a): parsing normalises before hashing, every MISMATCH is diffed
-   * under the rules, and one whose diff is empty (within tolerance) counts as a MATCH.
+   * With comparison rules (docs/design.md#comparison-rules): parsing normalises before hashing,
+   * every MISMATCH is diffed under the rules, and one whose diff is empty (within tolerance) counts
+   * as a MATCH.
    */
   BareContender(Path dataDir, Expected expected, ComparisonRules rules) {
     this.dataDir = dataDir;

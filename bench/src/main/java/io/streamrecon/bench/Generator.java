@@ -45,8 +45,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * source orders by them.
  *
  * <p>Each line is one JSON object: {@code id}, {@code eventTime} (ISO-8601, UTC offset), then
- * payload fields. The target writes the same record with its keys in another order and amounts
- * with trailing zeros, so a match is only a match under canonical comparison (SPEC §3).
+ * payload fields. The target writes the same record with its keys in another order and amounts with
+ * trailing zeros, so a match is only a match under canonical comparison
+ * (docs/design.md#canonical-hash).
  *
  * <p>Records are generated in event-time order and written through a priority queue keyed by
  * arrival time (event time plus a uniform delay up to {@link GeneratorConfig#disorder}), which

@@ -6,10 +6,10 @@ import io.streamrecon.model.Verdict;
 import java.io.Serializable;
 
 /**
- * SPEC §4 pairing for one natural id, written independently of streamrecon's PairEvents so that
- * the bare loop and the Spark peer check it rather than copy it. {@code R} is what an entry keeps
- * per side besides time and hash: the payload itself (bare: inline) or nothing (peer: the pointer
- * is the side, id and hash).
+ * The pairing of one natural id (docs/design.md#pairing), written independently of streamrecon's
+ * PairEvents so that the bare loop and the Spark peer check it rather than copy it. {@code R} is
+ * what an entry keeps per side besides time and hash: the payload itself (bare: inline) or nothing
+ * (peer: the pointer is the side, id and hash).
  *
  * <p>The caller keeps one {@link Entry} per id, passes it to {@link #onEvent} and stores what comes
  * back, and calls {@link #finish} when the watermark passes {@link Entry#expiresAt}.

@@ -43,7 +43,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
 /**
- * The Structured Streaming peer reading Kafka (issue 11), run by {@code bin/bench soak
+ * The Structured Streaming peer reading Kafka, run by {@code bin/bench soak
  * --engine=peer} in a JVM of its own in place of {@code StreamRecon run}: streamrecon's design
  * written natively in Spark Structured Streaming 3.5 + delta-spark, with the parse, pairing and
  * micro-batch writer of the file peer ({@link PeerSteps}, {@link PeerBatchWriter}). Each side is
@@ -59,9 +59,10 @@ import picocli.CommandLine;
  * <p><b>Idle topics.</b> Spark moves a watermark only when rows arrive, so without more the last
  * entries would never expire once production ends. streamrecon's Kafka reader lets an idle
  * partition's watermark follow the wall clock: once its backlog checks have found it empty, no
- * record read, for {@code --kafkaIdleAfter} (30 s), watermark = check time − the bound (README
- * "Kafka"). The peer applies the same rule per topic with Spark's own parts. Spark checks every
- * source's backlog before each micro-batch, and a batch reads all there is, so a side is seen
+ * record read, for {@code --kafkaIdleAfter} (30 s), watermark = check time − the bound
+ * (docs/operations.md#event-time-and-watermark-policy). The peer applies the same rule per topic
+ * with Spark's own parts. Spark checks every source's backlog before each micro-batch, and a
+ * batch reads all there is, so a side is seen
  * empty at the start of a batch that read none of its rows ({@code recentProgress}: the batch's
  * timestamp) and whenever the query waits for data ({@code status}); it is seen with records at
  * the start of a batch whose offsets for it moved ({@link #readRecords}). The driver polls both every second ({@link IdleRule}); once

@@ -75,7 +75,7 @@ final class ReportWriter {
     }
     md.append("- Reproduce: `").append(command).append("` (from the repository root; data sets and tables go to `bench/target/bench-work`).\n\n");
     md.append("Contenders, all on the same generated files:\n\n");
-    md.append("1. **bare**: one thread, in memory: streamrecon's EventParser (parse + canonical SHA-256), pairing per SPEC §4 with the payload kept inline, JsonDiff on every MISMATCH. No Beam, no Delta Lake. Reads file i of both sides as micro-batch i with a watermark, like the peer.\n");
+    md.append("1. **bare**: one thread, in memory: streamrecon's EventParser (parse + canonical SHA-256), the pairing rules of docs/design.md#pairing with the payload kept inline, JsonDiff on every MISMATCH. No Beam, no Delta Lake. Reads file i of both sides as micro-batch i with a watermark, like the peer.\n");
     md.append("2. **direct**: `ReconcilePipeline` on the DirectRunner (batch), `--emitMatches=true`.\n");
     md.append("3. **spark**: `ReconcilePipeline` on the SparkRunner `local[2]` (batch), `--emitMatches=true`.\n");
     md.append("4. **peer**: the same design natively in Spark Structured Streaming 3.5 + delta-spark 3.3 on `local[2]`: two file streams (one file per side per micro-batch), the same EventParser in a typed map, watermark, `flatMapGroupsWithState` with `EventTimeTimeout` keeping metadata only, and per micro-batch in `foreachBatch`: raw events appended to a Delta table, the MISMATCH payloads fetched back with one pruned broadcast join, diffed, verdicts (MATCH included) appended to a deltas table.\n");

@@ -43,7 +43,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The state soak (issue 9): a real broker in its own JVM, {@link SoakProducer} producing a steady
+ * The state soak: a real broker in its own JVM, {@link SoakProducer} producing a steady
  * stream of distinct natural ids to both topics, and the pipeline in its own JVM (SparkRunner
  * {@code local[2]} streaming, FlinkRunner {@code [local]}, or the Structured Streaming peer {@link
  * PeerStream}); every {@code --sampleSeconds} a row
@@ -91,7 +91,7 @@ public final class SoakCommand implements Callable<Integer> {
 
   @Option(names = "--buckets", defaultValue = "1024",
       description = "the pipeline's pairing buckets, for the runner-key count; 0 = one key per id"
-          + " (the layout before issue 9)")
+          + " (the layout before pairing by bucket)")
   int buckets;
 
   @Option(names = "--hotShare", defaultValue = "0",

@@ -119,7 +119,8 @@ final class SoakProducer implements AutoCloseable {
   /**
    * The runner keys the pairing has seen so far: the distinct buckets of the ids produced, or
    * with {@code buckets == 0} (one key per natural id) every id produced. The SparkRunner keeps
-   * every key it has seen for ever (STACK.md), so this is its key count.
+   * every key it has seen for ever (its streaming state is never evicted), so this is its key
+   * count.
    */
   synchronized long runnerKeys(int buckets) {
     if (buckets == 0) {
@@ -275,8 +276,9 @@ final class SoakProducer implements AutoCloseable {
   }
 
   /**
-   * About 330 bytes; the target has its keys in another order and the amount with a trailing
-   * zero (equal only under canonical comparison, SPEC §3), and a MISMATCH one cent more.
+   * About 330 bytes; the target has its keys in another order and the amount with a trailing zero
+   * (equal only under canonical comparison, docs/design.md#canonical-hash), and a MISMATCH one cent
+   * more.
    */
   private static String json(String id, String eventTime, long cents, int delta, String side) {
     String amount = (cents + delta) / 100 + "." + String.format("%02d", (cents + delta) % 100);

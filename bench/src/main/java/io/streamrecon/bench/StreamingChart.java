@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The report's streaming chart (issue 11 point 5), drawn from the {@code sustain.json} of {@code
+ * The report's streaming chart, drawn from the {@code sustain.json} of {@code
  * bin/bench sustain} runs: on the left the highest produce rate each engine held for the trial
  * length with bounded lag, in events per second; on the right the verdict latency of MATCH and
  * MISMATCH (p50, p95, p99) at half that rate.

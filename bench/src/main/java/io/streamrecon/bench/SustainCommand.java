@@ -20,7 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Sustained throughput on Kafka (issue 11 point 4): runs {@link SoakCommand} trials of {@code
+ * Sustained throughput on Kafka: runs {@link SoakCommand} trials of {@code
  * --minutes} each at rising produce rates, each in a fresh broker, warehouse and pipeline JVM, and
  * stops at the first rate the engine does not hold ({@link SustainRule}). Then, with {@code
  * --latency}, one more soak at half the highest rate held, whose verdict latency is the figure the

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Whether a soak trial held its produce rate (issue 11 point 4, "the highest produce rate each one
- * holds for 5 minutes with consumer lag bounded"). Pure: it judges the lag samples the soak took.
+ * Whether a soak trial held its produce rate (the question: the highest produce rate each engine
+ * holds for 5 minutes with consumer lag bounded). Pure: it judges the lag samples the soak took.
  *
  * <p>Lag is what the producer had sent minus what the pipeline had stored in {@code raw_events},
  * in seconds of production (events divided by the produce rate), so trials at different rates

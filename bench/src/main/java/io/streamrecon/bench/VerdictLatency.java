@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Verdict latency of the soak (issue 11 point 4): how long after a verdict was due it became
+ * Verdict latency of the soak: how long after a verdict was due it became
  * visible in the {@code deltas} table. Pure computation over the producer's primitive arrays,
  * indexed by the id's ordinal ({@link SoakProducer#ordinalOf}), so a million ids cost a few
  * arrays, not a map of boxed values.

@@ -33,7 +33,7 @@ public class GeneratorTest {
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  /** Numbers compare by value, as the canonical form does (SPEC §3). */
+  /** Numbers compare by value, as the canonical form does (docs/design.md#canonical-hash). */
   private static final Comparator<JsonNode> BY_VALUE =
       (a, b) -> {
         if (a.isNumber() && b.isNumber()) {

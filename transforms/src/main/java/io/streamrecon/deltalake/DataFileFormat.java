@@ -30,8 +30,8 @@ final class DataFileFormat {
 
   /**
    * How many rows Parquet writes between two page size checks (its default is 100). Parquet 1.13
-   * checks again after this many rows whatever the rows' size, so the default let a payload page
-   * grow to 100 rows (280 KB) before its size was looked at.
+   * checks again after this many rows whatever the rows' size, so the default lets a payload page
+   * grow to 100 rows (280 KB) before its size is looked at.
    */
   static final int ROWS_PER_PAGE_SIZE_CHECK = 8;
 
@@ -86,8 +86,8 @@ final class DataFileFormat {
   /**
    * A reader builder over a file opened with the caller's configuration. {@code
    * ParquetReader.builder(support, path)} makes a fresh Hadoop {@code Configuration} for every
-   * file, which parses Hadoop's default XML resources again: measured at a third of a 100-file
-   * lookup.
+   * file, which parses Hadoop's default XML resources again: a large share of a lookup that opens
+   * many files.
    */
   static <T> ParquetReader.Builder<T> reader(ReadSupport<T> support, InputFile file) {
     return new ParquetReader.Builder<T>(file) {

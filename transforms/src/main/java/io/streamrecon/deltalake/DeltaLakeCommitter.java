@@ -123,7 +123,7 @@ final class DeltaLakeCommitter {
    * {@link #commit(String, long, List)}, for the last pane of its window when {@code lastPane}: no
    * later pane of the writer follows, so its {@link WriterHistory} is dropped instead of growing
    * by this commit's rows. A batch run commits its whole input in one such pane, and the history
-   * of it (8 to 16 bytes per row: 48 MB at 1M records) would stay live in the committer until the
+   * of it (8 to 16 bytes per row of the run) would stay live in the committer until the
    * end of the run for nothing. A retry of the pane still recognises its rows: a fresh history
    * reads the writer's recent commits from the log, as after a restart.
    */

@@ -39,10 +39,11 @@ import org.apache.beam.sdk.values.TupleTagList;
 import org.joda.time.Duration;
 
 /**
- * Reads and writes the Delta Lake tables of SPEC §6 under a warehouse directory (a local path or
- * any Hadoop {@code FileSystem} URI): {@code raw_events}, {@code deltas}, {@code dead_letters} and
- * {@code late_events}. Data files are snappy Parquet written with parquet-hadoop; commits go
- * through delta-standalone, carry per-file statistics and are idempotent.
+ * Reads and writes the Delta Lake tables of docs/design.md#tables-and-pointers under a warehouse
+ * directory (a local path or any Hadoop {@code FileSystem} URI): {@code raw_events}, {@code
+ * deltas}, {@code dead_letters} and {@code late_events}. Data files are snappy Parquet written with
+ * parquet-hadoop; commits go through delta-standalone, carry per-file statistics and are
+ * idempotent.
  *
  * <p>A write has two stages. Each bundle writes its elements into Parquet files and describes
  * them. The descriptions are grouped under one key in the global window (one committer per table)
@@ -71,7 +72,7 @@ public final class DeltaLakeIO {
   public static final String DEAD_LETTERS = "dead_letters";
   public static final String LATE_EVENTS = "late_events";
 
-  /** All tables, in the order of SPEC §6. */
+  /** All tables, in the order of docs/design.md#tables-and-pointers. */
   public static final List<String> TABLES = List.of(RAW_EVENTS, DELTAS, DEAD_LETTERS, LATE_EVENTS);
 
   /** Default streaming commit interval. */

@@ -72,9 +72,8 @@ final class ReadPayloads {
     /**
      * Elements held at most before their payloads are read: about 2 x 1,000 payloads, 6 MB per
      * task. With 64 KiB Parquet pages ({@link DataFileFormat#PAGE_BYTES}) each wanted row costs
-     * about one page whatever the chunk size, so smaller chunks cost only file opens: the 1M
-     * benchmark's pairing and fetch job took 41.3 s with 1,000 against 43.2 s with 10,000 (one run
-     * each), and the payloads held at once by two tasks from about 112 MB to 11 MB.
+     * about one page whatever the chunk size, so smaller chunks cost only file opens, no measurable
+     * time, and hold a tenth of the payloads (bench/REPORT.md#lookups).
      */
     static final int MAX_HELD = 1_000;
 

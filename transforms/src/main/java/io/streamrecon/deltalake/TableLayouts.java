@@ -24,7 +24,7 @@ import java.util.Base64;
 import java.util.List;
 import org.joda.time.Instant;
 
-/** The four tables of SPEC §6, column by column. */
+/** The four tables of docs/design.md#tables-and-pointers, column by column. */
 final class TableLayouts {
   private TableLayouts() {}
 

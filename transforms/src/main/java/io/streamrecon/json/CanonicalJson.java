@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The canonical form of a JSON value (SPEC §3) and its SHA-256.
+ * The canonical form of a JSON value (docs/design.md#canonical-hash) and its SHA-256.
  *
  * <p>The form is fixed so that two values equal by meaning have byte-equal forms:
  *

@@ -15,8 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * What "the same" means for two documents (SPEC §3a): the parsed, validated {@code --rules} file.
- * Immutable and serializable, so that DoFns can carry it.
+ * What "the same" means for two documents (docs/design.md#comparison-rules): the parsed, validated
+ * {@code --rules} file. Immutable and serializable, so that DoFns can carry it.
  *
  * <p>Every rule except tolerance is a normalisation of each document before its canonical form is
  * hashed ({@link #sha256}); {@link JsonDiff#diff(JsonNode, JsonNode, ComparisonRules)} applies the
@@ -157,7 +157,7 @@ public final class ComparisonRules implements Serializable {
     this.instants = List.copyOf(instants);
   }
 
-  /** No rules: plain SPEC §3 comparison, null {@link #id}. */
+  /** No rules: plain canonical comparison (docs/design.md#canonical-hash), null {@link #id}. */
   public static ComparisonRules none() {
     return NONE;
   }
@@ -351,7 +351,7 @@ public final class ComparisonRules implements Serializable {
     return instants;
   }
 
-  /** True when no rule changes anything: documents compare as in SPEC §3. */
+  /** True when no rule changes anything: documents compare as in docs/design.md#canonical-hash. */
   public boolean isEmpty() {
     return ignore.isEmpty() && !normalises() && tolerance.isEmpty();
   }

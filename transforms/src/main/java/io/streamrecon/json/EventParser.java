@@ -21,8 +21,9 @@ import java.util.function.IntFunction;
 import org.joda.time.Instant;
 
 /**
- * Turns one {@link RawInput} into an {@link Event} (SPEC §2), or says in an {@link
- * InvalidEventException} why it cannot. Plain and serializable so that a DoFn can carry it.
+ * Turns one {@link RawInput} into an {@link Event} (docs/design.md#events-and-natural-ids), or says
+ * in an {@link InvalidEventException} why it cannot. Plain and serializable so that a DoFn can
+ * carry it.
  *
  * <p>Rules, in the order they are checked:
  *
@@ -86,8 +87,9 @@ public final class EventParser implements Serializable {
   }
 
   /**
-   * A parser that hashes each document normalised under {@code rules} (SPEC §3a) as the document of
-   * its side; the natural id and event time are read from the document as received.
+   * A parser that hashes each document normalised under {@code rules}
+   * (docs/design.md#comparison-rules) as the document of its side; the natural id and event time
+   * are read from the document as received.
    */
   public EventParser(ParseConfig config, ComparisonRules rules) {
     if (config == null) {

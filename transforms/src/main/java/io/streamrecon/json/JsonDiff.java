@@ -15,8 +15,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Field-by-field differences between a source and a target JSON value (SPEC §5), in agreement with
- * {@link CanonicalJson}: two values have the same canonical hash exactly when their diff is empty.
+ * Field-by-field differences between a source and a target JSON value (docs/design.md#deltarecord),
+ * in agreement with {@link CanonicalJson}: two values have the same canonical hash exactly when
+ * their diff is empty.
  *
  * <ul>
  *   <li>Objects recurse member by member; a member on one side only is {@code ONLY_IN_SOURCE} or
@@ -55,13 +56,13 @@ public final class JsonDiff {
   }
 
   /**
-   * The sorted differences from {@code source} to {@code target} under {@code rules} (SPEC §3a):
-   * both documents are normalised as {@link ComparisonRules#sha256} does (copies; the arguments are
-   * not changed), then compared, unordered arrays as multisets and numbers at toleranced paths
-   * within their tolerance. Paths are in the target's shape (renamed members under their target
-   * names); an element of an unordered array is named by its index in its own side's document, a
-   * difference inside a matched pair by the source element's index. Values are those of each side's
-   * document as received, before any rule.
+   * The sorted differences from {@code source} to {@code target} under {@code rules}
+   * (docs/design.md#comparison-rules): both documents are normalised as {@link
+   * ComparisonRules#sha256} does (copies; the arguments are not changed), then compared, unordered
+   * arrays as multisets and numbers at toleranced paths within their tolerance. Paths are in the
+   * target's shape (renamed members under their target names); an element of an unordered array is
+   * named by its index in its own side's document, a difference inside a matched pair by the source
+   * element's index. Values are those of each side's document as received, before any rule.
    */
   public static Result diff(JsonNode source, JsonNode target, ComparisonRules rules) {
     Origins s;
@@ -178,8 +179,9 @@ public final class JsonDiff {
   }
 
   /**
-   * Compares two unordered arrays as multisets (SPEC §3a): by key first where the key's value is
-   * present and unique in both arrays, then by canonical form for everything left.
+   * Compares two unordered arrays as multisets (docs/design.md#comparison-rules): by key first
+   * where the key's value is present and unique in both arrays, then by canonical form for
+   * everything left.
    */
   private static void multiset(
       Path path,

@@ -7,8 +7,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * How raw input becomes an event (SPEC §2). Immutable; every setting is validated when set, and
- * the message names the setting and what it accepts.
+ * How raw input becomes an event (docs/design.md#events-and-natural-ids). Immutable; every setting
+ * is validated when set, and the message names the setting and what it accepts.
  *
  * @param keyFields one or more JSON Pointers whose values form the natural id
  * @param timeField JSON Pointer of the event time, or {@code ""} to use the record's own time

@@ -11,7 +11,7 @@ import java.util.List;
 
 /**
  * A JSON Pointer (RFC 6901) in which a segment {@code *} matches every member name or array index
- * at that level (SPEC §3a). Immutable; segments are kept unescaped.
+ * at that level (docs/design.md#comparison-rules). Immutable; segments are kept unescaped.
  */
 public final class PathPattern implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -5,10 +5,10 @@ import java.util.Objects;
 import org.joda.time.Instant;
 
 /**
- * A difference record (SPEC §5), one row of the {@code deltas} table. Fields of a missing side are
- * {@code null}; {@code differences} is empty unless the status is {@link Status#MISMATCH}. {@code
- * rulesId} names the comparison rules the record was judged by (SPEC §3a), {@code null} for a run
- * without a rules file.
+ * A difference record (docs/design.md#deltarecord), one row of the {@code deltas} table. Fields of
+ * a missing side are {@code null}; {@code differences} is empty unless the status is {@link
+ * Status#MISMATCH}. {@code rulesId} names the comparison rules the record was judged by
+ * (docs/design.md#comparison-rules), {@code null} for a run without a rules file.
  */
 public record DeltaRecord(
     String verdictId,
@@ -75,7 +75,7 @@ public record DeltaRecord(
   /**
    * The record for a verdict that needs no diff (MATCH, MISSING_*), or with a computed diff, with
    * the status decided after the diff (a MISMATCH within tolerance becomes a MATCH; its verdictId
-   * stays the pairing verdict's, see README "Comparison rules").
+   * stays the pairing verdict's, see docs/comparison-rules.md#decisions).
    */
   public static DeltaRecord of(
       Verdict verdict,

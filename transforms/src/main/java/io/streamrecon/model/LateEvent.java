@@ -4,8 +4,8 @@ import java.util.Objects;
 import org.joda.time.Instant;
 
 /**
- * An event that arrived later than the watermark by more than the allowed lateness (SPEC §4.7):
- * the stored event and the input watermark seen when it arrived.
+ * An event that arrived later than the watermark by more than the allowed lateness
+ * (docs/design.md#pairing): the stored event and the input watermark seen when it arrived.
  */
 public record LateEvent(EventRef event, Instant watermark) {
   public LateEvent {

@@ -1,6 +1,6 @@
 package io.streamrecon.model;
 
-/** The outcome of reconciling one natural id (SPEC §5). */
+/** The outcome of reconciling one natural id (docs/design.md#deltarecord). */
 public enum Status {
   MATCH,
   MISMATCH,

@@ -23,7 +23,7 @@ public record Verdict(
     Objects.requireNonNull(status, "status");
   }
 
-  /** Builds a verdict whose id is derived per SPEC §5. */
+  /** Builds a verdict whose id is derived as in docs/design.md#deltarecord. */
   public static Verdict of(
       String naturalId, Status status, EventRef source, EventRef target, String supersedes) {
     return new Verdict(

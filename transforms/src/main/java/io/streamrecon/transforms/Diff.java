@@ -23,8 +23,9 @@ import org.joda.time.Instant;
 
 /**
  * Turns a MISMATCH verdict with both payloads into a {@link DeltaRecord} whose differences are the
- * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields (SPEC §5),
- * under the comparison rules if any (SPEC §3a).
+ * field-by-field {@link JsonDiff} of the payloads after removing the ignored fields
+ * (docs/design.md#deltarecord), under the comparison rules if any
+ * (docs/design.md#comparison-rules).
  *
  * <p>Tolerance cannot be hashed, so it is decided here, after the one fetch of each payload: a
  * MISMATCH whose diff under the rules is empty because numbers were within tolerance becomes a

@@ -27,9 +27,9 @@ import org.apache.beam.sdk.values.TypeDescriptors;
 import org.joda.time.Duration;
 
 /**
- * Pairs source and target events by natural id (SPEC §4) and decides, from hashes alone, MATCH,
- * MISMATCH, MISSING_IN_TARGET or MISSING_IN_SOURCE. Payloads are never touched: a MISMATCH goes to
- * {@link #MISMATCHES} so that the caller fetches both payloads and diffs them.
+ * Pairs source and target events by natural id (docs/design.md#pairing) and decides, from hashes
+ * alone, MATCH, MISMATCH, MISSING_IN_TARGET or MISSING_IN_SOURCE. Payloads are never touched: a
+ * MISMATCH goes to {@link #MISMATCHES} so that the caller fetches both payloads and diffs them.
  *
  * <p>Per natural id, the first event opens an entry at its event time {@code t0}; an other-side
  * event within {@link #withTimeout timeout} of {@code t0} pairs at once; the entry then stays
@@ -99,7 +99,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   /** Expiries moved past the first processing-time grace after a (re)start; see expiry. */
   public static final String METRIC_EXPIRIES_POSTPONED = "expiries_postponed_after_start";
 
-  /** Default {@link #withTimeout timeout} (SPEC §4). */
+  /** Default {@link #withTimeout timeout} (docs/design.md#pairing). */
   public static final Duration DEFAULT_TIMEOUT = Duration.standardMinutes(10);
 
   /** Which clock expires an entry. */
@@ -132,11 +132,11 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * because: Flink spreads keys over key groups ({@code maxParallelism}, 128 by default), and 8
    * buckets per key group keep their load even where 128 buckets would leave some groups empty and
    * others with 3 or 4; Spark streaming sends every key ever seen through the DoFn on every
-   * micro-batch, which at 1,000 keys measured 60 ms per batch (STACK.md) but grows with the count;
-   * the DirectRunner scans every pending timer (one per bucket, plus its end-of-window cleanup
-   * timer per key) on each watermark refresh; and a bucket's state stays small (1M open entries
-   * are about 1,000 per bucket, 95 KB), which matters on Spark streaming, whose {@code MapState}
-   * is one coded value per key that every access decodes whole.
+   * micro-batch, a cost that grows with the count; the DirectRunner scans every pending timer (one
+   * per bucket, plus its end-of-window cleanup timer per key) on each watermark refresh; and a
+   * bucket's state stays small (1M open entries are about 1,000 per bucket, 95 KB), which matters
+   * on Spark streaming, whose {@code MapState} is one coded value per key that every access
+   * decodes whole.
    */
   public static final int DEFAULT_BUCKETS = 1024;
 

@@ -30,7 +30,7 @@ import org.joda.time.Instant;
 /**
  * The stateful shell around {@link PairingRules}, keyed by a <em>bucket</em> of natural ids ({@link
  * PairEvents#withBuckets}), so that the number of runner keys, runner timers and per-key runner
- * bookkeeping is bounded by the bucket count, not by every natural id ever seen (issue 9).
+ * bookkeeping is bounded by the bucket count, not by every natural id ever seen.
  *
  * <p><b>Kept per bucket</b>:
  *

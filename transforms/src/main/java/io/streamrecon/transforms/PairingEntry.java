@@ -7,9 +7,10 @@ import java.util.Objects;
 import org.joda.time.Instant;
 
 /**
- * The open entry of one natural id (SPEC §4.1): when it opened ({@code t0}), when its expiry timer
- * is due ({@code timerTarget}: {@code t0 + timeout} in event time, or a wall-clock deadline in
- * processing-time mode), and at most one kept event per side. Metadata only, never a payload.
+ * The open entry of one natural id (docs/design.md#pairing): when it opened ({@code t0}), when its
+ * expiry timer is due ({@code timerTarget}: {@code t0 + timeout} in event time, or a wall-clock
+ * deadline in processing-time mode), and at most one kept event per side. Metadata only, never a
+ * payload.
  *
  * <p>{@code source} and {@code target} are {@code null} for a side with no event yet; an entry
  * always keeps at least one event, since it is opened by one and removed as a whole.

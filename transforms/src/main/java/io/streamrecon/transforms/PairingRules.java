@@ -12,10 +12,10 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * The pairing rules of SPEC §4 as a pure function: given the open entry of a natural id (or none)
- * and an event, which verdicts are emitted, what the entry becomes, and what is counted. No Beam
- * state, timers or clocks: {@link PairEventsFn} decides when an entry expires and calls {@link
- * #expire}.
+ * The pairing rules of docs/design.md#pairing as a pure function: given the open entry of a natural
+ * id (or none) and an event, which verdicts are emitted, what the entry becomes, and what is
+ * counted. No Beam state, timers or clocks: {@link PairEventsFn} decides when an entry expires and
+ * calls {@link #expire}.
  *
  * <p>Events of one side are ordered by (event time, hash): the greater is the newer version. That
  * one order serves both the unpaired case (rule 4: keep the newer) and the paired case (rule 3: a

@@ -24,7 +24,8 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Parses raw input into {@link Event}s (SPEC §2) with {@link EventParser}.
+ * Parses raw input into {@link Event}s (docs/design.md#events-and-natural-ids) with {@link
+ * EventParser}.
  *
  * <p>Outputs, under {@link #EVENTS}, every event with its element timestamp set to its event time,
  * and under {@link #DEAD_LETTERS} every input that cannot be an event (not UTF-8, not one JSON
@@ -72,7 +73,10 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     return new ParseEvents(ParseConfig.defaults(), ComparisonRules.none());
   }
 
-  /** Comparison rules (SPEC §3a) applied to each document before it is hashed. Default none. */
+  /**
+   * Comparison rules (docs/design.md#comparison-rules) applied to each document before it is
+   * hashed. Default none.
+   */
   public ParseEvents withRules(ComparisonRules rules) {
     if (rules == null) {
       throw new IllegalArgumentException("rules must not be null; use ComparisonRules.none()");

@@ -41,7 +41,7 @@ public class CanonicalJsonTest {
             MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
   }
 
-  // ------------------------------------------------------------------ SPEC §3 examples
+  // ------------------------------------------- examples of docs/design.md#canonical-hash
 
   @Test
   public void sortsKeysAndDropsWhitespace() {

@@ -137,9 +137,10 @@ public class JsonDiffPropertyTest {
   private static final String[] RULE_NUMBERS = {"42", "-100", "1767225600000", "0.5", "1.004", "1"};
 
   /**
-   * SPEC §3a: under random rules (tolerance off), the hashes of the normalised documents are equal
-   * exactly when the diff under the rules is empty; with tolerance on, equal hashes still give an
-   * empty diff; every reported value is a value of that side's document as received.
+   * Under random rules (tolerance off), the hashes of the normalised documents are equal exactly
+   * when the diff under the rules is empty; with tolerance on, equal hashes still give an empty
+   * diff; every reported value is a value of that side's document as received
+   * (docs/design.md#comparison-rules).
    */
   @Test
   public void underRandomRulesEqualHashIffEmptyDiff() {

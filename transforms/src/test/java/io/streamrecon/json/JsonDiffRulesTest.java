@@ -16,7 +16,10 @@ import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.JUnit4;
 
-/** One example per rule of SPEC §3a: the diff under the rules, and the hashes agreeing with it. */
+/**
+ * One example per rule of docs/design.md#comparison-rules: the diff under the rules, and the hashes
+ * agreeing with it.
+ */
 @RunWith(JUnit4.class)
 public class JsonDiffRulesTest {
 

@@ -15,9 +15,9 @@ import java.util.HexFormat;
 import java.util.Iterator;
 
 /**
- * The canonical writer and char-at-a-time UTF-8 digest feed exactly as they were before issue 11
- * (commit 8c531a3), kept verbatim as the reference the block digest of {@link CanonicalJson} must
- * agree with byte for byte: stored hashes depend on it.
+ * The canonical writer and char-at-a-time UTF-8 digest feed in their first, plainest form, kept
+ * verbatim as the reference the block digest of {@link CanonicalJson} must agree with byte for
+ * byte: stored hashes depend on it.
  */
 final class LegacyCanonicalJson {
   private static final Comparator<String> CODE_POINT_ORDER = LegacyCanonicalJson::compareCodePoints;

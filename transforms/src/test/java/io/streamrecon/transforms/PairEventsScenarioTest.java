@@ -53,8 +53,8 @@ import org.junit.Rule;
 import org.junit.Test;
 
 /**
- * A 200-key scenario with every verdict kind: arrival-order independence (SPEC §4), batch versus
- * streaming, and the counters adding up (SPEC §7).
+ * A 200-key scenario with every verdict kind: arrival-order independence (docs/design.md#pairing),
+ * batch versus streaming, and the counters adding up (docs/design.md#nothing-lost).
  */
 public class PairEventsScenarioTest {
   private static final int KEYS = 200;

@@ -30,7 +30,10 @@ import org.joda.time.Instant;
 import org.junit.Rule;
 import org.junit.Test;
 
-/** PairEvents on the DirectRunner: one test per rule of SPEC §4, timers and watermarks included. */
+/**
+ * PairEvents on the DirectRunner: one test per rule of docs/design.md#pairing, timers and
+ * watermarks included.
+ */
 public class PairEventsTest {
   private static final String A = hash("a");
   private static final String B = hash("b");

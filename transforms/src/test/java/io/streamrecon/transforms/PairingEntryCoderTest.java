@@ -17,7 +17,10 @@ import org.apache.beam.sdk.util.CoderUtils;
 import org.joda.time.Duration;
 import org.junit.Test;
 
-/** The pairing state coder: round trip, and the state stays small (SPEC §4: metadata only). */
+/**
+ * The pairing state coder: round trip, and the state stays small (docs/design.md#pairing: metadata
+ * only).
+ */
 public class PairingEntryCoderTest {
   /** 20 characters, a typical business key. */
   private static final String NATURAL_ID = "ORD-2026-11-29-00042";

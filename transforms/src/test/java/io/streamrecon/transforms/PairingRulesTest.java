@@ -21,7 +21,7 @@ import java.util.List;
 import org.joda.time.Duration;
 import org.junit.Test;
 
-/** The pairing rules of SPEC §4, without Beam. */
+/** The pairing rules of docs/design.md#pairing, without Beam. */
 public class PairingRulesTest {
   private static final String ID = "order-1";
   private static final String A = hash("a");

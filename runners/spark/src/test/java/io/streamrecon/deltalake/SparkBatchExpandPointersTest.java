@@ -28,7 +28,7 @@ import org.junit.rules.TemporaryFolder;
  * On the SparkRunner in batch, the pointers of a committed file reach the next step while the
  * file's row keys are still being read. Beam's classic Spark runner keeps all outputs of one input
  * element until the element is done, and a committed file is one element, so ExpandPointers held
- * a whole file's pointers (a whole file is one element). The row keys
+ * a whole file's pointers, so batch heap followed file size. The row keys
  * here are a sidecar that is a named pipe: the writer sends the first rows and holds the pipe open
  * until the next step has seen a pointer. (The first rows fill well over the reader's 64 KiB
  * buffer, which Hadoop's local file system fills completely before it returns.) If the runner held the file's pointers, the next step would

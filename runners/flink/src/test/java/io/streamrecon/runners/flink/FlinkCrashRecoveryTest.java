@@ -8,7 +8,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Issue 8's crash test on the FlinkRunner's embedded cluster: the pipeline in its own JVM, killed
+ * The crash test on the FlinkRunner's embedded cluster: the pipeline in its own JVM, killed
  * with SIGKILL three times (after some raw_events commits, inside a Delta Lake commit, after some
  * deltas commits) and restarted with the same command, must end with the tables of an undisturbed
  * run of the same Kafka data: same final verdicts, nothing doubled, nothing lost.

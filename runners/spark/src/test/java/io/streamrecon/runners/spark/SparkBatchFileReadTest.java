@@ -20,7 +20,7 @@ import org.junit.rules.TemporaryFolder;
 /**
  * On the SparkRunner in batch, the lines of a file reach the next step while the file is still
  * being read. Beam's classic Spark runner keeps all outputs of one input element until the element
- * is done, and reading a file is one element, so it held whole files. The file
+ * is done, and reading a file is one element, so it held whole files in memory. The file
  * here is a named pipe: the writer sends one line and holds the pipe open until the next step has
  * seen that line. If the runner held the file's lines, the next step would see nothing before the
  * pipe closed, and the writer's wait would end at its deadline unanswered.

@@ -8,7 +8,7 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Issue 8's crash test on the SparkRunner {@code local[2]} in streaming mode (processing-time
+ * The crash test on the SparkRunner {@code local[2]} in streaming mode (processing-time
  * expiry, so the late phase's events end as MISSING_IN_TARGET, in both runs): killed with SIGKILL
  * three times and restarted from its checkpoint directory under the job root, it must end with
  * the tables of an undisturbed run.

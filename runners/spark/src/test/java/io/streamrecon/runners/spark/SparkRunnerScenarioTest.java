@@ -99,11 +99,12 @@ public class SparkRunnerScenarioTest {
   }
 
   /**
-   * The progress counts of a streaming run are exact. Once every record was read and
-   * every entry closed, the counts must add up (docs/design.md#nothing-lost) and {@code raw events} must equal the rows
-   * stored in raw_events, with no commit run twice. A processing-time pairing that read its
-   * uncached input twice per micro-batch would run the raw_events commit twice (the second time
-   * recognised as a replay) and count {@code raw events} double.
+   * The progress counts of a streaming run are exact. Once every record was read and every entry
+   * closed, the counts must add up (docs/design.md#nothing-lost) and {@code raw events} must equal
+   * the rows stored in raw_events, with no commit run twice. The processing-time pairing reads its
+   * input twice per micro-batch; were that input not cached, the raw_events commit would run twice
+   * (the second time recognised as a replay) and {@code raw events} would be double the rows
+   * stored.
    */
   private static void assertExactCounts(PipelineResult result, Path wh) {
     long lines =

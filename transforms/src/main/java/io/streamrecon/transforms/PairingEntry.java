@@ -7,7 +7,7 @@ import java.util.Objects;
 import org.joda.time.Instant;
 
 /**
- * The open entry of one natural id (SPEC §4.1): when it opened ({@code t0}), when its expiry timer
+ * The open entry of one natural id (docs/design.md#pairing): when it opened ({@code t0}), when its expiry timer
  * is due ({@code timerTarget}: {@code t0 + timeout} in event time, or a wall-clock deadline in
  * processing-time mode), and at most one kept event per side. Metadata only, never a payload.
  *

@@ -4,6 +4,7 @@ import io.streamrecon.pipeline.JobIdentity;
 import io.streamrecon.pipeline.RunnerRecovery;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.runners.spark.SparkRunner;
+import org.apache.beam.runners.spark.util.GlobalWatermarkHolder;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
@@ -44,6 +45,10 @@ public final class SparkRecovery implements RunnerRecovery {
   @Override
   public Recovery configure(PipelineOptions options, JobIdentity job) {
     SparkPipelineOptions spark = options.as(SparkPipelineOptions.class);
+    // The runner's watermarks are static per JVM and SparkRunner never resets them: a job started
+    // after another in the same JVM would otherwise read the first job's watermarks (queued per
+    // source id, which each streaming context numbers from the same start) for its first batches.
+    GlobalWatermarkHolder.clear();
     if (!RunnerRecovery.isExplicit(options, "checkpointDir")) {
       spark.setCheckpointDir(job.runnerDir("spark"));
     }

@@ -94,11 +94,12 @@ public class SparkRunnerScenarioTest {
   }
 
   /**
-   * Issue 10: the progress counts of a streaming run are exact. Once every record was read and
-   * every entry closed, the counts must add up (SPEC §7) and {@code raw events} must equal the rows
-   * stored in raw_events, with no commit run twice. Before the fix the pairing (whose timers make
-   * Spark read its input once more per micro-batch) read its uncached input twice per micro-batch, so the raw_events commit ran twice (the second time
-   * recognised as a replay) and {@code raw events} was double the rows stored.
+   * The progress counts of a streaming run are exact. Once every record was read and every entry
+   * closed, the counts must add up (docs/design.md#nothing-lost) and {@code raw events} must equal
+   * the rows stored in raw_events, with no commit run twice. The pairing's timers make Spark read
+   * its input once more per micro-batch; had that input not been cached, the raw_events commit
+   * would run twice (the second time recognised as a replay) and {@code raw events} would be double
+   * the rows stored.
    */
   private static void assertExactCounts(PipelineResult result, Path wh) {
     long lines =

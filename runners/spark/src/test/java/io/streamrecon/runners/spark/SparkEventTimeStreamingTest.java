@@ -73,7 +73,7 @@ public class SparkEventTimeStreamingTest {
       ReconcileOptions options = options(kafka, wh);
       PipelineResult result = ReconcilePipeline.start(options);
       try {
-        AtomicLong batches = countCompletedBatches();
+        AtomicLong batches = countCompletedBatches(result);
         long sourceLines = scenario.generator().sourceLines().size();
         await(
             result, "the whole source read", 180, () -> Summary.of(result).input() == sourceLines);
@@ -150,7 +150,7 @@ public class SparkEventTimeStreamingTest {
       long sourceLines = scenario.generator().sourceLines().size();
       PipelineResult first = ReconcilePipeline.start(options(kafka, wh));
       try {
-        AtomicLong batches = countCompletedBatches();
+        AtomicLong batches = countCompletedBatches(first);
         await(first, "the whole source read", 180, () -> Summary.of(first).input() == sourceLines);
         long read = batches.get();
         // Some batches after the read, so that the checkpoint holds the open entries.
@@ -208,22 +208,23 @@ public class SparkEventTimeStreamingTest {
     return lines;
   }
 
-  /** Counts the micro-batches the running streaming context completes from now on. */
-  static AtomicLong countCompletedBatches() {
-    StreamingContext ssc =
-        StreamingContext.getActive()
-            .getOrElse(
-                () -> {
-                  throw new AssertionError("no active streaming context");
-                });
+  /**
+   * Counts the micro-batches the job's streaming context completes from now on, once it is
+   * active ({@code start} returns before Spark has started it).
+   */
+  static AtomicLong countCompletedBatches(PipelineResult result) throws Exception {
+    await(
+        result, "an active streaming context", 120, () -> StreamingContext.getActive().isDefined());
     AtomicLong completed = new AtomicLong();
-    ssc.addStreamingListener(
-        new StreamingListener() {
-          @Override
-          public void onBatchCompleted(StreamingListenerBatchCompleted batchCompleted) {
-            completed.incrementAndGet();
-          }
-        });
+    StreamingContext.getActive()
+        .get()
+        .addStreamingListener(
+            new StreamingListener() {
+              @Override
+              public void onBatchCompleted(StreamingListenerBatchCompleted batchCompleted) {
+                completed.incrementAndGet();
+              }
+            });
     return completed;
   }
 

@@ -80,8 +80,10 @@ public interface ReconcileOptions extends StreamingOptions {
   void setAllowedLateness(String value);
 
   @Description(
-      "Expiry clock: event (event-time timers) or processing (wall-clock grace after the key's last"
-          + " event); empty = event, or processing on the SparkRunner in streaming mode")
+      "Expiry clock: event (the default: an entry expires when the watermark passes its first"
+          + " event time plus the timeout; on the SparkRunner in streaming mode the watermark the"
+          + " runner tracks per micro-batch) or processing (wall-clock grace after the key's last"
+          + " event)")
   @Default.String("")
   String getExpiry();
 

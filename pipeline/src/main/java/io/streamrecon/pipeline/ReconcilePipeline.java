@@ -12,6 +12,7 @@ import io.streamrecon.pipeline.io.ReadJsonLines;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.transforms.Diff;
 import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.WatermarkSource;
 import io.streamrecon.transforms.ParseEvents;
 import io.streamrecon.transforms.RecordVerdicts;
 import org.apache.beam.sdk.Pipeline;
@@ -111,19 +112,28 @@ public final class ReconcilePipeline {
     // for its timer keys), re-running the commit (skipped as a replay) and doubling the count.
     stored.apply("CountRawEvents", ParDo.of(new CountRawEventsFn())).setCoder(VoidCoder.of());
 
-    PCollectionTuple paired =
-        stored.apply(
-            "PairEvents",
-            PairEvents.create()
-                .withTimeout(s.timeout())
-                .withAllowedLateness(s.allowedLateness())
-                .withExpiry(
-                    s.expiry() == ExpiryClock.PROCESSING
-                        ? PairEvents.Expiry.PROCESSING_TIME
-                        : PairEvents.Expiry.EVENT_TIME)
-                .withProcessingGrace(s.processingGrace())
-                .withBuckets(s.pairingBuckets())
-                .withPlainMatches(s.emitMatches()));
+    PairEvents pairing =
+        PairEvents.create()
+            .withTimeout(s.timeout())
+            .withAllowedLateness(s.allowedLateness())
+            .withExpiry(s.expiry())
+            .withProcessingGrace(s.processingGrace())
+            .withBuckets(s.pairingBuckets())
+            .withPlainMatches(s.emitMatches());
+    ReconcileOptions options = pipeline.getOptions().as(ReconcileOptions.class);
+    if (s.expiry() == PairEvents.Expiry.EVENT_TIME && ReconcileSettings.isSparkStreaming(options)) {
+      // No event-time timers there: the pairing reads the watermark the runner tracks.
+      pairing =
+          pairing.withWatermarkSource(
+              WatermarkSource.forRunner(options)
+                  .orElseThrow(
+                      () ->
+                          new IllegalStateException(
+                              "event-time expiry on the SparkRunner in streaming mode needs the"
+                                  + " runner's watermark source (streamrecon-runner-spark on the"
+                                  + " class path); or pass --expiry=processing")));
+    }
+    PCollectionTuple paired = stored.apply("PairEvents", pairing);
 
     PCollection<DeltaRecord> diffed =
         paired

@@ -21,7 +21,7 @@ import org.joda.time.Duration;
  * one clear line.
  *
  * @param kafkaMaxReadTime {@code null} for no limit
- * @param processingGrace wall-clock grace for {@link ExpiryClock#PROCESSING}
+ * @param processingGrace wall-clock grace for {@link PairEvents.Expiry#PROCESSING_TIME}
  * @param pairingBuckets the pairing's bucket count, see {@code PairEvents#withBuckets}
  * @param rules the comparison rules of {@code --rules}, {@link ComparisonRules#none()} without;
  *     {@code --ignoreFields} are kept apart in {@code ignoreFields}
@@ -36,7 +36,7 @@ public record ReconcileSettings(
     List<String> ignoreFields,
     Duration timeout,
     Duration allowedLateness,
-    ExpiryClock expiry,
+    PairEvents.Expiry expiry,
     Duration processingGrace,
     int pairingBuckets,
     boolean emitMatches,
@@ -105,7 +105,7 @@ public record ReconcileSettings(
         o.getAllowedLateness() == null || o.getAllowedLateness().isBlank()
             ? timeout
             : DurationParser.parse("allowedLateness", o.getAllowedLateness());
-    ExpiryClock expiry = expiry(o);
+    PairEvents.Expiry expiry = expiry(o);
     Duration grace =
         o.getProcessingGrace() == null || o.getProcessingGrace().isBlank()
             ? timeout
@@ -219,24 +219,23 @@ public record ReconcileSettings(
     return !kafka || kafkaMaxRecords > 0 || kafkaMaxReadTime != null;
   }
 
-  private static ExpiryClock expiry(ReconcileOptions o) {
+  private static PairEvents.Expiry expiry(ReconcileOptions o) {
     String e = o.getExpiry() == null ? "" : o.getExpiry().trim().toLowerCase(Locale.ROOT);
     switch (e) {
       case "event":
-        return ExpiryClock.EVENT;
-      case "processing":
-        return ExpiryClock.PROCESSING;
       case "":
-        return isSparkStreaming(o) ? ExpiryClock.PROCESSING : ExpiryClock.EVENT;
+        return PairEvents.Expiry.EVENT_TIME;
+      case "processing":
+        return PairEvents.Expiry.PROCESSING_TIME;
       default:
         throw new IllegalArgumentException(
-            "--expiry=" + o.getExpiry() + " is not valid: event, processing, or empty for automatic");
+            "--expiry=" + o.getExpiry() + " is not valid: event, processing (empty: event)");
     }
   }
 
   /**
-   * Beam's classic Spark runner rejects event-time timers in streaming mode, so a Spark streaming
-   * run expires on the processing-time clock.
+   * Beam's classic Spark runner rejects event-time timers in streaming mode: there the pairing
+   * reads the watermark the runner tracks through the runner module's {@code WatermarkSource}.
    */
   static boolean isSparkStreaming(ReconcileOptions o) {
     boolean kafkaUnbounded =

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.transforms.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.startsWith;
@@ -40,7 +41,7 @@ public class ReconcileSettingsTest {
     assertEquals(List.of(), s.ignoreFields());
     assertEquals(Duration.standardMinutes(10), s.timeout());
     assertEquals("allowed lateness defaults to the timeout", s.timeout(), s.allowedLateness());
-    assertEquals(ExpiryClock.EVENT, s.expiry());
+    assertEquals(PairEvents.Expiry.EVENT_TIME, s.expiry());
     assertFalse(s.emitMatches());
     assertThat(s.runId(), startsWith("run-"));
     assertEquals(Duration.standardSeconds(5), s.commitInterval());
@@ -95,7 +96,7 @@ public class ReconcileSettingsTest {
     assertEquals(List.of("/updatedAt", "/meta/etag"), s.ignoreFields());
     assertEquals(Duration.standardMinutes(90), s.timeout());
     assertEquals(Duration.standardMinutes(2), s.allowedLateness());
-    assertEquals(ExpiryClock.PROCESSING, s.expiry());
+    assertEquals(PairEvents.Expiry.PROCESSING_TIME, s.expiry());
     assertEquals(Duration.standardSeconds(45), s.processingGrace());
     assertEquals(256, s.pairingBuckets());
     assertTrue(s.emitMatches());
@@ -111,17 +112,20 @@ public class ReconcileSettingsTest {
   }
 
   @Test
-  public void sparkStreamingExpiresOnProcessingTime() {
+  public void sparkStreamingExpiresOnEventTimeUnlessProcessingIsAsked() {
     ReconcileOptions o =
         PipelineOptionsFactory.fromArgs(
                 "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
             .as(ReconcileOptions.class);
     o.setRunner(FakeSparkRunner.class);
-    assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(o).expiry());
-    o.setKafkaMaxRecords(10);
-    assertEquals("bounded Spark runs are batch", ExpiryClock.EVENT, ReconcileSettings.from(o).expiry());
+    assertTrue(ReconcileSettings.isSparkStreaming(o));
+    assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
     o.setExpiry("processing");
-    assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(o).expiry());
+    assertEquals(PairEvents.Expiry.PROCESSING_TIME, ReconcileSettings.from(o).expiry());
+    o.setExpiry("");
+    o.setKafkaMaxRecords(10);
+    assertFalse("bounded Spark runs are batch", ReconcileSettings.isSparkStreaming(o));
+    assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
   }
 
   @Test
@@ -207,7 +211,7 @@ public class ReconcileSettingsTest {
     assertThat(e.getMessage(), containsString(expected));
   }
 
-  /** Only its simple name matters to the automatic expiry choice. */
+  /** Only its simple name matters to the Spark streaming check. */
   abstract static class FakeSparkRunner
       extends org.apache.beam.sdk.PipelineRunner<org.apache.beam.sdk.PipelineResult> {}
 }

@@ -24,6 +24,7 @@ import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.apache.beam.sdk.values.WindowingStrategy;
 import org.joda.time.Duration;
 
 /**
@@ -50,16 +51,19 @@ import org.joda.time.Duration;
  * </ul>
  *
  * <p>Expiry ({@link #withExpiry}): {@link Expiry#EVENT_TIME} (default) expires an entry when the
- * watermark passes {@code t0 + timeout}. {@link Expiry#PROCESSING_TIME} expires it a {@link
- * #withProcessingGrace grace} of wall-clock time after the key's last event, for runners that
- * reject event-time timers (Spark streaming); the watermark is then unreadable, so no event is
- * routed to {@link #LATE}. It needs an unbounded input: runners need not fire processing-time
- * timers after a bounded input ends (the DirectRunner does not), which would leave entries open.
+ * input watermark passes {@code t0 + timeout}; on a runner that tracks the watermark but rejects
+ * event-time timers in stateful DoFns (Beam's classic SparkRunner in streaming mode) the pairing
+ * reads it from a {@link #withWatermarkSource watermark source} instead, with the same outcome.
+ * {@link Expiry#PROCESSING_TIME} expires an entry a {@link #withProcessingGrace grace} of
+ * wall-clock time after the key's last event, so verdicts depend on how fast the input is read;
+ * no event is routed to {@link #LATE}. It needs an unbounded input: runners need not fire
+ * processing-time timers after a bounded input ends (the DirectRunner does not), which would
+ * leave entries open.
  *
  * <p>Metrics in namespace {@value #METRIC_NAMESPACE}: {@code match}, {@code mismatch}, {@code
  * missing_in_target}, {@code missing_in_source}, {@code duplicate}, {@code superseded}, {@code
  * late}, {@code events_in_verdicts}, {@code entries_opened}, {@code entries_closed}, {@code
- * stale_timer_firings}. Every input event is counted once: events in = late + duplicate +
+ * stale_timer_firings}, {@code stale_watermarks}. Every input event is counted once: events in = late + duplicate +
  * superseded + events_in_verdicts + events kept in still open entries (none once the watermark
  * reached the end of time).
  *
@@ -98,13 +102,18 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   public static final String METRIC_STALE_TIMER_FIRINGS = "stale_timer_firings";
   /** Expiries moved past the first processing-time grace after a (re)start; see expiry. */
   public static final String METRIC_EXPIRIES_POSTPONED = "expiries_postponed_after_start";
+  /** Watermark readings older than one the bucket had already seen, ignored; see expiry. */
+  public static final String METRIC_STALE_WATERMARKS = "stale_watermarks";
 
   /** Default {@link #withTimeout timeout} (docs/design.md#pairing). */
   public static final Duration DEFAULT_TIMEOUT = Duration.standardMinutes(10);
 
-  /** Which clock expires an entry. */
+  /** Which clock expires an entry; the one home of this choice, option parsing included. */
   public enum Expiry {
-    /** Event-time timer at {@code t0 + timeout}; late events detected. The default. */
+    /**
+     * When the watermark passes {@code t0 + timeout} (an event-time timer, or the watermark read
+     * from a {@link WatermarkSource}); late events detected. The default.
+     */
     EVENT_TIME,
     /** Processing-time timer a grace after the key's last event; no lateness detection. */
     PROCESSING_TIME
@@ -120,10 +129,17 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
       Expiry expiry,
       Duration processingGrace,
       int buckets,
-      boolean plainMatches)
+      boolean plainMatches,
+      WatermarkSource watermarkSource)
       implements Serializable {
     Settings withBuckets(int n) {
-      return new Settings(timeout, allowedLateness, expiry, processingGrace, n, plainMatches);
+      return new Settings(
+          timeout, allowedLateness, expiry, processingGrace, n, plainMatches, watermarkSource);
+    }
+
+    Settings withWatermarkSource(WatermarkSource source) {
+      return new Settings(
+          timeout, allowedLateness, expiry, processingGrace, buckets, plainMatches, source);
     }
   }
 
@@ -154,7 +170,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * equal to the timeout.
    */
   public static PairEvents create() {
-    return new PairEvents(new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null, DEFAULT_BUCKETS, true));
+    return new PairEvents(
+        new Settings(DEFAULT_TIMEOUT, null, Expiry.EVENT_TIME, null, DEFAULT_BUCKETS, true, null));
   }
 
   /**
@@ -169,7 +186,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace(),
-            settings.buckets(), settings.plainMatches()));
+            settings.buckets(), settings.plainMatches(),
+            settings.watermarkSource()));
   }
 
   /**
@@ -188,20 +206,22 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace(),
-            settings.buckets(), settings.plainMatches()));
+            settings.buckets(), settings.plainMatches(),
+            settings.watermarkSource()));
   }
 
   /**
    * Which clock expires an entry. Default {@link Expiry#EVENT_TIME}. {@link
-   * Expiry#PROCESSING_TIME} is for runners that reject event-time timers (Spark streaming); it
-   * needs an unbounded input and turns lateness detection off.
+   * Expiry#PROCESSING_TIME} makes verdicts depend on wall-clock timing; it needs an unbounded
+   * input and turns lateness detection off.
    */
   public PairEvents withExpiry(Expiry expiry) {
     Objects.requireNonNull(expiry, "expiry");
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace(),
-            settings.buckets(), settings.plainMatches()));
+            settings.buckets(), settings.plainMatches(),
+            settings.watermarkSource()));
   }
 
   /**
@@ -216,7 +236,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace,
-            settings.buckets(), settings.plainMatches()));
+            settings.buckets(), settings.plainMatches(),
+            settings.watermarkSource()));
   }
 
   /**
@@ -245,7 +266,27 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), settings.expiry(),
-            settings.processingGrace(), settings.buckets(), plainMatches));
+            settings.processingGrace(), settings.buckets(), plainMatches,
+            settings.watermarkSource()));
+  }
+
+  /**
+   * With {@link Expiry#EVENT_TIME} on an unbounded input: read the input watermark from {@code
+   * source} instead of from event-time timers, for a runner that tracks the watermark but rejects
+   * event-time timers in stateful DoFns (Beam's classic SparkRunner in streaming mode, whose
+   * runner module provides one: {@link WatermarkSource#forRunner}). Entries then expire, and late
+   * events are detected, exactly as with event-time timers, in the runner's next call of the
+   * bucket after the watermark passed them; a processing-time timer only provides that call.
+   * Ignored for a bounded input and with {@link Expiry#PROCESSING_TIME}.
+   */
+  public PairEvents withWatermarkSource(WatermarkSource source) {
+    Objects.requireNonNull(source, "watermarkSource");
+    return new PairEvents(settings.withWatermarkSource(source));
+  }
+
+  /** The watermark source set with {@link #withWatermarkSource}, or {@code null}. */
+  public WatermarkSource getWatermarkSource() {
+    return settings.watermarkSource();
   }
 
   /** Whether MATCH verdicts that supersede nothing are emitted. */
@@ -325,13 +366,18 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
               + " at its end would never expire; use EVENT_TIME");
     }
     PairingRules rules = new PairingRules(getTimeout());
+    boolean bounded = input.isBounded() == PCollection.IsBounded.BOUNDED;
+    boolean polled = getExpiry() == Expiry.EVENT_TIME && !bounded && getWatermarkSource() != null;
     PairEventsFn fn =
         switch (getExpiry()) {
           case EVENT_TIME ->
-              input.isBounded() == PCollection.IsBounded.BOUNDED
+              bounded
                   ? new PairEventsFn.SortedBoundedExpiry(rules, getPlainMatches())
-                  : new PairEventsFn.EventTimeExpiry(
-                      rules, getAllowedLateness(), getPlainMatches());
+                  : polled
+                      ? new PairEventsFn.PolledWatermarkExpiry(
+                          rules, getAllowedLateness(), getWatermarkSource(), getPlainMatches())
+                      : new PairEventsFn.EventTimeExpiry(
+                          rules, getAllowedLateness(), getPlainMatches());
           case PROCESSING_TIME ->
               new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace(), getPlainMatches());
         };
@@ -346,6 +392,10 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
                             TypeDescriptors.integers(), TypeDescriptor.of(EventRef.class)))
                     .via((EventRef event) -> KV.of(bucketOf(event.naturalId(), buckets), event)))
             .setCoder(KvCoder.of(VarIntCoder.of(), EventRefCoder.of()));
+    WindowingStrategy<?, ?> inputStrategy = keyed.getWindowingStrategy();
+    if (polled) {
+      keyed.setWindowingStrategyInternal(inputStrategy.withAllowedLateness(NO_TIMER_SWEEP));
+    }
 
     PCollectionTuple outputs =
         keyed.apply(
@@ -354,6 +404,24 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     outputs.get(MISMATCHES).setCoder(VerdictCoder.of());
     outputs.get(VERDICTS).setCoder(VerdictCoder.of());
     outputs.get(LATE).setCoder(LateEventCoder.of());
+    if (polled) {
+      // Downstream steps see the input's strategy: the lateness is for the pairing's timers only.
+      outputs.get(MISMATCHES).setWindowingStrategyInternal(inputStrategy);
+      outputs.get(VERDICTS).setWindowingStrategyInternal(inputStrategy);
+      outputs.get(LATE).setWindowingStrategyInternal(inputStrategy);
+    }
     return outputs;
   }
+
+  /**
+   * The allowed lateness the polled pairing's input carries (its outputs get the input's back; no
+   * step is added for either).
+   * Beam's classic SparkRunner calls a stateful DoFn's processing-time timers in two places: in a
+   * loop while the call's output is collected, and once more after it was collected ({@code
+   * TimerUtils.triggerExpiredTimers}), where what a timer outputs is lost. That second pass only
+   * takes timers due before now minus the input's allowed lateness; with this lateness it takes
+   * none, so every callback runs in the loop and its verdicts reach the outputs. The global
+   * window never expires, so the lateness changes nothing else for the pairing.
+   */
+  static final Duration NO_TIMER_SWEEP = Duration.standardDays(365L * 10_000);
 }

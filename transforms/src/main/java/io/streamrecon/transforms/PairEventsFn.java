@@ -23,6 +23,7 @@ import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -69,9 +70,11 @@ import org.joda.time.Instant;
  * re-set. The clock stores the target the live timer was set for, and {@code @OnTimer} ignores a
  * firing whose timestamp differs, or that finds no clock (counted as {@code stale_timer_firings}).
  *
- * <p>Three concrete subclasses, because a runner may reject a DoFn merely for <em>declaring</em> an
+ * <p>Four concrete subclasses, because a runner may reject a DoFn merely for <em>declaring</em> an
  * event-time timer (the classic Spark runner in streaming mode: "EVENT_TIME not yet supported in
- * streaming mode"), and because {@code @RequiresTimeSortedInput} is a property of the method.
+ * streaming mode"), and because {@code @RequiresTimeSortedInput} is a property of the method. The
+ * one for that Spark mode ({@link PolledWatermarkExpiry}) keeps one more state, {@value
+ * #TICK_STATE}, and sets its timer to be called back rather than at the due time.
  *
  * <p><b>Output timestamps</b>: verdicts from {@code @ProcessElement} carry the element timestamp.
  * The timer's output timestamp (its watermark hold) is, when set from an element, {@code max(t0 +
@@ -85,6 +88,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   static final String ENTRIES_STATE = "entries";
   static final String SLOTS_STATE = "slots";
   static final String CLOCK_STATE = "clock";
+  static final String TICK_STATE = "tick";
   static final String EXPIRY_TIMER = "expiry";
 
   /** Slots per timeout: a firing reads at most about 1/16 of a timeout's worth of entries early. */
@@ -102,6 +106,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   private static final Counter ENTRIES_CLOSED = counter(PairEvents.METRIC_ENTRIES_CLOSED);
   private static final Counter STALE_TIMER_FIRINGS = counter(PairEvents.METRIC_STALE_TIMER_FIRINGS);
   private static final Counter EXPIRIES_POSTPONED = counter(PairEvents.METRIC_EXPIRIES_POSTPONED);
+  private static final Counter STALE_WATERMARKS = counter(PairEvents.METRIC_STALE_WATERMARKS);
 
   final PairingRules rules;
   private final long grainMillis;
@@ -123,7 +128,16 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       MapState<String, PairingEntry> entries,
       MapState<Long, ExpirySlot> slots,
       ValueState<BucketClock> clock,
-      Timer expiry) {}
+      Timer expiry,
+      ValueState<WatermarkTick> tick) {
+    Bucket(
+        MapState<String, PairingEntry> entries,
+        MapState<Long, ExpirySlot> slots,
+        ValueState<BucketClock> clock,
+        Timer expiry) {
+      this(entries, slots, clock, expiry, null);
+    }
+  }
 
   static StateSpec<MapState<String, PairingEntry>> entriesSpec() {
     return StateSpecs.map(StringUtf8Coder.of(), PairingEntryCoder.of());
@@ -202,7 +216,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     BucketClock clock = bucket.clock().read();
     if (clock == null || due.isBefore(clock.target())) {
       Instant hold = later(rules.expiryOf(entry.t0()), elementTimestamp);
-      bucket.expiry().withOutputTimestamp(hold).set(due);
+      armTimer(bucket, due, hold);
       long lastSlot = clock == null ? slot : Math.max(slot, clock.lastSlot());
       bucket.clock().write(new BucketClock(due, hold, lastSlot));
     } else if (slot > clock.lastSlot()) {
@@ -235,6 +249,17 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       STALE_TIMER_FIRINGS.inc();
       return;
     }
+    sweep(clock, fireTimestamp, now, bucket, out);
+  }
+
+  /**
+   * Expires every entry of the bucket due at or before {@code dueBy}, or before {@code now}, and
+   * moves the clock (and, through {@link #armTimer}, the timer) to the next due time. Returns
+   * true when the bucket is empty afterwards (its state then cleared).
+   */
+  final boolean sweep(
+      BucketClock clock, Instant dueBy, Instant now, Bucket bucket, MultiOutputReceiver out) {
+    Instant fireTimestamp = dueBy;
     Instant notBefore = expiresNotBefore(now);
     boolean postpone = notBefore != null && now.isBefore(notBefore);
     long lastSlot = clock.lastSlot();
@@ -301,14 +326,23 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       bucket.entries().clear();
       bucket.slots().clear();
       bucket.clock().clear();
-      return;
+      return true;
     }
     Instant nextDue = Instant.ofEpochMilli(next.getValue());
     PairingEntry nextEntry = read(bucket.entries(), next.getKey());
     Instant hold =
         nextEntry == null ? clock.hold() : later(rules.expiryOf(nextEntry.t0()), clock.hold());
-    bucket.expiry().withOutputTimestamp(hold).set(nextDue);
+    armTimer(bucket, nextDue, hold);
     bucket.clock().write(new BucketClock(nextDue, hold, lastSlot));
+    return false;
+  }
+
+  /**
+   * Sets the bucket's timer for its earliest due time {@code due}, holding output at {@code
+   * hold}. A variant whose timer does not fire at the due time overrides this.
+   */
+  void armTimer(Bucket bucket, Instant due, Instant hold) {
+    bucket.expiry().withOutputTimestamp(hold).set(due);
   }
 
   /** Routes {@code event} to {@link PairEvents#LATE}. */
@@ -317,7 +351,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     out.get(PairEvents.LATE).output(new LateEvent(event, watermark));
   }
 
-  private static Instant later(Instant a, Instant b) {
+  static Instant later(Instant a, Instant b) {
     return a.isBefore(b) ? b : a;
   }
 
@@ -585,6 +619,174 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     @Override
     Instant expiresNotBefore(Instant now) {
       return FIRST_CALL.computeIfAbsent(instanceId, k -> now).plus(grace);
+    }
+  }
+
+  /**
+   * Expiry by event time where the runner gives stateful DoFns no event-time timers but tracks the
+   * watermark itself (Beam's classic SparkRunner in streaming mode): the watermark is read from a
+   * {@link WatermarkSource} on every call, and a processing-time timer ({@value #EXPIRY_TIMER})
+   * only calls the bucket back, once per micro-batch on Spark, to compare it with the bucket's
+   * earliest due time. An entry expires when that watermark passes {@code t0 + timeout}, and an
+   * event later than it by more than the allowed lateness goes to {@link PairEvents#LATE}, as with
+   * {@link EventTimeExpiry}; how long a batch took or how late a partner was read in wall-clock
+   * time changes nothing.
+   *
+   * <p><b>Kept per bucket</b>, besides the entries, index and clock of every variant: {@value
+   * #TICK_STATE}, a {@link WatermarkTick} (the processing time the live timer is set for, and the
+   * latest watermark the bucket saw). It is written when the bucket's first entry opens and
+   * cleared with the rest of the bucket's state when its last entry expires; an empty bucket keeps
+   * no state and no timer.
+   *
+   * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every
+   * firing while the bucket holds entries. A firing for another time than the tick's target is
+   * stale and ignored (counted as {@code stale_timer_firings}); a watermark reading older than one
+   * the bucket already saw is ignored (counted as {@code stale_watermarks}), so the watermark a
+   * bucket acts on never goes back. A firing with no entry due only re-sets the timer.
+   */
+  static final class PolledWatermarkExpiry extends PairEventsFn {
+    private static final long serialVersionUID = 1L;
+
+    /**
+     * How far ahead the callback timer is set: short, so that on Spark it is due at the bucket's
+     * next micro-batch whatever the batch interval, and the bucket expires its entries in the
+     * batch after the watermark passed them. Spark fires it again in the same call only if the
+     * call outlasts it, and such a firing sees the same watermark and only re-sets the timer.
+     */
+    static final Duration TICK = Duration.millis(1);
+
+    @StateId(ENTRIES_STATE)
+    private final StateSpec<MapState<String, PairingEntry>> entriesSpec = entriesSpec();
+
+    @StateId(SLOTS_STATE)
+    private final StateSpec<MapState<Long, ExpirySlot>> slotsSpec = slotsSpec();
+
+    @StateId(CLOCK_STATE)
+    private final StateSpec<ValueState<BucketClock>> clockSpec = clockSpec();
+
+    @StateId(TICK_STATE)
+    private final StateSpec<ValueState<WatermarkTick>> tickSpec =
+        StateSpecs.value(WatermarkTick.Coder.of());
+
+    @TimerId(EXPIRY_TIMER)
+    private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.PROCESSING_TIME);
+
+    private final Duration allowedLateness;
+    private final WatermarkSource watermarks;
+
+    PolledWatermarkExpiry(
+        PairingRules rules,
+        Duration allowedLateness,
+        WatermarkSource watermarks,
+        boolean plainMatches) {
+      super(rules, rules.timeout(), plainMatches);
+      this.allowedLateness = Objects.requireNonNull(allowedLateness, "allowedLateness");
+      this.watermarks = Objects.requireNonNull(watermarks, "watermarks");
+    }
+
+    @ProcessElement
+    public void processElement(
+        @Element KV<Integer, EventRef> element,
+        @Timestamp Instant timestamp,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @StateId(TICK_STATE) ValueState<WatermarkTick> tick,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
+        MultiOutputReceiver out) {
+      WatermarkTick current = tick.read();
+      Instant watermark = seen(current);
+      EventRef event = element.getValue();
+      if (event.eventTime().plus(allowedLateness).isBefore(watermark)) {
+        late(event, watermark, out);
+        return;
+      }
+      pair(event, timestamp, watermark, new Bucket(entries, slots, clock, expiry, tick), out);
+      BucketClock now = clock.read();
+      if (current == null && now != null) {
+        // The bucket's first entry: start calling it back.
+        arm(expiry, now.hold(), watermark, tick);
+      }
+    }
+
+    @OnTimer(EXPIRY_TIMER)
+    public void onExpiry(
+        OnTimerContext context,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @StateId(TICK_STATE) ValueState<WatermarkTick> tick,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
+        MultiOutputReceiver out) {
+      poll(
+          context.fireTimestamp(),
+          context.timestamp(),
+          new Bucket(entries, slots, clock, expiry, tick),
+          out);
+    }
+
+    /**
+     * One callback: expires the entries the watermark has passed, then calls the bucket back
+     * again, or clears it when it is empty.
+     */
+    void poll(Instant fireTimestamp, Instant heldAt, Bucket bucket, MultiOutputReceiver out) {
+      WatermarkTick current = bucket.tick().read();
+      if (current == null || !current.target().equals(fireTimestamp)) {
+        STALE_TIMER_FIRINGS.inc();
+        return;
+      }
+      Instant watermark = seen(current);
+      BucketClock clock = bucket.clock().read();
+      if (clock != null && clock.hold().isBefore(heldAt)) {
+        // An earlier entry lowered the clock's hold after this timer was set; outputs of this
+        // firing may not be earlier than its own hold.
+        clock = new BucketClock(clock.target(), heldAt, clock.lastSlot());
+        bucket.clock().write(clock);
+      }
+      if (clock != null
+          && watermark.isAfter(clock.target())
+          // Entries due strictly before the watermark, as an event-time timer would fire.
+          && sweep(clock, watermark.minus(Duration.millis(1)), watermark, bucket, out)) {
+        clock = null;
+      }
+      if (clock == null) {
+        bucket.tick().clear();
+        return;
+      }
+      arm(bucket.expiry(), later(bucket.clock().read().hold(), heldAt), watermark, bucket.tick());
+    }
+
+    /** The runner's watermark, never behind what the bucket already saw. */
+    private Instant seen(WatermarkTick current) {
+      Instant read = watermarks.inputWatermark();
+      if (read == null) {
+        read = BoundedWindow.TIMESTAMP_MIN_VALUE;
+      }
+      if (current == null) {
+        return read;
+      }
+      if (read.isBefore(current.watermark())) {
+        STALE_WATERMARKS.inc();
+        return current.watermark();
+      }
+      return read;
+    }
+
+    private static void arm(
+        Timer expiry, Instant hold, Instant watermark, ValueState<WatermarkTick> tick) {
+      Instant target = expiry.getCurrentRelativeTime().plus(TICK);
+      expiry.withOutputTimestamp(hold).set(target);
+      tick.write(new WatermarkTick(target, watermark));
+    }
+
+    @Override
+    void armTimer(Bucket bucket, Instant due, Instant hold) {
+      // The timer calls the bucket back every batch whatever the due time; the clock records it.
+    }
+
+    @Override
+    Instant dueAfterEvent(PairingEntry entry, Timer expiry) {
+      return rules.expiryOf(entry.t0());
     }
   }
 }

@@ -275,6 +275,145 @@ public class PairEventsFnTest {
     bucket.assertEmpty();
   }
 
+  // ---- Expiry by a runner's watermark (PolledWatermarkExpiry), as on Spark streaming. ----
+
+  /** The runner's watermark as the test sets it. */
+  private static final class SetWatermark implements WatermarkSource {
+    Instant value;
+
+    @Override
+    public Instant inputWatermark() {
+      return value;
+    }
+  }
+
+  private final SetWatermark runnerWatermark = new SetWatermark();
+  private final PairEventsFn.PolledWatermarkExpiry polledFn =
+      new PairEventsFn.PolledWatermarkExpiry(rules, TIMEOUT, runnerWatermark, true);
+
+  /** Delivers {@code event} with the runner's watermark and the wall clock as given. */
+  private void polledProcess(EventRef event, Instant watermark, Instant wallClock) {
+    runnerWatermark.value = watermark;
+    timer.now = wallClock;
+    polledFn.processElement(
+        KV.of(0, event),
+        event.eventTime(),
+        bucket.entries,
+        bucket.slots,
+        bucket.clock,
+        bucket.tick,
+        timer,
+        out);
+  }
+
+  /** The runner's next call of the bucket: its timer fires, as Spark does once per batch. */
+  private void polledTick(Instant watermark, Instant wallClock) {
+    runnerWatermark.value = watermark;
+    timer.now = wallClock;
+    polledFn.poll(timer.target, timer.outputTimestamp, bucket.bucket(), out);
+  }
+
+  @Test
+  public void polledEntriesExpireWhenTheRunnersWatermarkPassesTheirDueTimeNotWithTheWallClock() {
+    Instant wall = Instant.parse("2026-12-02T00:00:00Z");
+    for (int i = 0; i < 40; i++) {
+      polledProcess(src("id" + i, sec(17L * i), A), T0, wall);
+      if (i % 3 == 0) {
+        polledProcess(tgt("id" + i, sec(17L * i + 5), i % 2 == 0 ? A : B), T0, wall);
+      }
+    }
+    assertEquals(40, bucket.entries.size());
+    assertEquals("called back in the next batch", wall.plus(1), timer.target);
+    // Hours of wall clock (a lagging or stopped job) with the watermark standing still: nothing.
+    for (int batch = 1; batch <= 5; batch++) {
+      polledTick(T0.plus(TIMEOUT), wall.plus(Duration.standardHours(batch)));
+      assertEquals(0, missing());
+      assertEquals(40, bucket.entries.size());
+    }
+    // The watermark passes the first ids' due times: those, and only those, expire.
+    Instant w = T0.plus(TIMEOUT).plus(sec(17L * 9 + 1));
+    polledTick(w, wall.plus(Duration.standardHours(6)));
+    long expected =
+        java.util.stream.IntStream.range(0, 40)
+            .filter(i -> T0.plus(sec(17L * i)).plus(TIMEOUT).isBefore(w))
+            .count();
+    assertTrue(expected > 1 && expected < 40);
+    assertEquals(40 - expected, bucket.entries.size());
+    assertEquals(
+        java.util.stream.IntStream.range(0, (int) expected).filter(i -> i % 3 != 0).count(),
+        missing());
+    // The rest expire when the watermark passes them; then the bucket keeps nothing.
+    polledTick(T0.plus(Duration.standardDays(1)), wall.plus(Duration.standardHours(7)));
+    assertEquals(40 - 14, out.verdicts().stream().filter(v -> v.status() != Status.MATCH).count());
+    bucket.assertEmpty();
+    // Its last timer firing (the runner still calls it) finds nothing and sets nothing.
+    Instant last = timer.target;
+    polledFn.poll(last, timer.outputTimestamp, bucket.bucket(), out);
+    bucket.assertEmpty();
+  }
+
+  /** MISSING_* verdicts so far: what expiry emits. */
+  private long missing() {
+    return out.verdicts().stream().filter(v -> v.status() != Status.MATCH).count();
+  }
+
+  @Test
+  public void polledPartnerReadLongAfterInWallClockStillPairs() {
+    Instant wall = Instant.parse("2026-12-02T00:00:00Z");
+    EventRef s = src(ID, min(0), A);
+    EventRef t = tgt(ID, min(3), A);
+    polledProcess(s, T0.minus(min(1)), wall);
+    for (int batch = 1; batch <= 3; batch++) {
+      polledTick(T0.plus(min(2)), wall.plus(Duration.standardHours(batch)));
+    }
+    polledProcess(t, T0.plus(min(2)), wall.plus(Duration.standardHours(4)));
+    assertEquals(List.of(Verdict.of(ID, Status.MATCH, s, t, null)), out.verdicts());
+    polledTick(T0.plus(TIMEOUT).plus(1), wall.plus(Duration.standardHours(5)));
+    assertEquals(1, out.verdicts().size());
+    bucket.assertEmpty();
+  }
+
+  @Test
+  public void polledLateEventGoesToLateAndTouchesNoState() {
+    Instant wall = Instant.parse("2026-12-02T00:00:00Z");
+    EventRef old = src(ID, min(0), A);
+    Instant watermark = T0.plus(TIMEOUT).plus(TIMEOUT).plus(1);
+    polledProcess(old, watermark, wall);
+    assertEquals(List.of(new LateEvent(old, watermark)), out.of(PairEvents.LATE));
+    bucket.assertEmpty();
+    assertNull("no timer set", timer.target);
+  }
+
+  @Test
+  public void polledOlderWatermarkReadingAndStaleFiringsAreIgnored() {
+    Instant wall = Instant.parse("2026-12-02T00:00:00Z");
+    EventRef s = src(ID, min(0), A);
+    polledProcess(s, T0, wall);
+    Instant w2 = T0.plus(TIMEOUT).plus(min(5));
+    polledTick(T0.plus(min(1)), wall.plus(1000));
+    Instant staleTarget = timer.target;
+    Instant staleHold = timer.outputTimestamp;
+    polledTick(w2, wall.plus(2000));
+    assertEquals(List.of(Verdict.of(ID, Status.MISSING_IN_TARGET, s, null, null)), out.verdicts());
+    bucket.assertEmpty();
+
+    // A new entry; then a worker whose copy of the watermark is behind calls with an older one:
+    // an event the bucket already knows to be late stays late.
+    EventRef s2 = src("k2", min(20), A);
+    polledProcess(s2, w2, wall.plus(3000));
+    EventRef lateByW2 = tgt("k3", min(0).minus(min(1)), A);
+    polledProcess(lateByW2, T0, wall.plus(4000));
+    assertEquals(List.of(new LateEvent(lateByW2, w2)), out.of(PairEvents.LATE));
+    assertNotNull(entry("k2"));
+
+    // The timer set for the old bucket fires again: ignored, and the live one still works.
+    polledFn.poll(staleTarget, staleHold, bucket.bucket(), out);
+    assertEquals(1, out.verdicts().size());
+    polledTick(T0.plus(Duration.standardDays(1)), wall.plus(5000));
+    assertEquals(2, out.verdicts().size());
+    bucket.assertEmpty();
+  }
+
   /**
    * A bucket's state faked with maps of encoded bytes, like a runner's state backend, so that the
    * state coders are exercised too; and its timer.
@@ -285,17 +424,19 @@ public class PairEventsFnTest {
     final EncodedMap<Long, ExpirySlot> slots =
         new EncodedMap<>(VarLongCoder.of(), ExpirySlotCoder.of());
     final EncodedValue<BucketClock> clock = new EncodedValue<>(BucketClock.Coder.of());
+    final EncodedValue<WatermarkTick> tick = new EncodedValue<>(WatermarkTick.Coder.of());
     final FakeTimer timer = new FakeTimer();
 
     PairEventsFn.Bucket bucket() {
-      return new PairEventsFn.Bucket(entries, slots, clock, timer);
+      return new PairEventsFn.Bucket(entries, slots, clock, timer, tick);
     }
 
-    /** No map entry, no index slot, no clock (so no live timer): nothing left. */
+    /** No map entry, no index slot, no clock, no tick (so no live timer): nothing left. */
     void assertEmpty() {
       assertEquals("entries", 0, entries.size());
       assertEquals("index slots", 0, slots.size());
       assertNull("clock", clock.read());
+      assertNull("tick", tick.read());
     }
   }
 

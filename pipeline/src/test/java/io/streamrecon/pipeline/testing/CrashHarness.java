@@ -354,8 +354,10 @@ public final class CrashHarness {
       return false;
     }
     try (Stream<Path> files = Files.walk(root)) {
+      // Flink: a checkpoint's _metadata; Spark streaming: its checkpoint-<batch time> files.
       return files.anyMatch(
-          f -> f.getFileName().toString().equals("_metadata")
+          f -> (f.getFileName().toString().equals("_metadata")
+                  || f.getFileName().toString().startsWith("checkpoint-"))
               && !modified(f).isBefore(since));
     } catch (IOException | java.io.UncheckedIOException e) {
       return false; // Flink removed a subsumed checkpoint while we walked: look again

@@ -79,9 +79,10 @@ public class SparkClusterTest {
   }
 
   /**
-   * Kafka in, from a KRaft broker in its own JVM: a streaming run (1 s micro-batches, processing-
-   * time expiry) whose readers and stateful DoFns run on the two executors; once the deltas table
-   * holds the DirectRunner's verdicts the driver gets SIGTERM and must exit within 30 s.
+   * Kafka in, from a KRaft broker in its own JVM: a streaming run (1 s micro-batches, event-time
+   * expiry on the runner's watermark, which the executors fetch from the driver) whose readers and
+   * stateful DoFns run on the two executors; once the deltas table holds the DirectRunner's
+   * verdicts the driver gets SIGTERM and must exit within 30 s.
    */
   @Test
   public void kafkaStreamingOnTwoWorkersAgreesWithDirect() throws Exception {
@@ -100,9 +101,6 @@ public class SparkClusterTest {
               "--runId=scenario",
               "--batchIntervalMillis=1000",
               "--kafkaMaxOutOfOrderness=60s",
-              // As in SparkRunnerScenarioTest: the grace covers how far apart in wall-clock time
-              // the two topics' readers reach the two sides of an id on a loaded machine.
-              "--processingGrace=30s",
               "--commitInterval=1s",
               "--kafkaProperties=group.id=cluster-" + UUID.randomUUID(),
               "--progressInterval=0s"));

@@ -2,9 +2,9 @@ package io.streamrecon.runners.flink;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.pipeline.ExpiryClock;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.transforms.PairEvents;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Path;
 import org.junit.ClassRule;
@@ -34,7 +34,7 @@ public class FlinkRunnerScenarioTest {
             "--streaming=true",
             "--parallelism=2",
             "--commitInterval=1s");
-    assertEquals(ExpiryClock.EVENT, ReconcileSettings.from(options).expiry());
+    assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(options).expiry());
     Scenario.runToCompletion(options);
     assertEquals(Scenario.finalView(direct), Scenario.finalView(flink));
     scenario.assertExpected(flink);

@@ -4,6 +4,7 @@ import io.streamrecon.pipeline.run.JobIdentity;
 import io.streamrecon.pipeline.run.RunnerSupport.Recovery;
 import io.streamrecon.pipeline.run.RunnerSupport;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
+import org.apache.beam.runners.spark.util.GlobalWatermarkHolder;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
@@ -39,6 +40,10 @@ final class SparkRecovery {
   /** Configures the options of an unbounded run; what {@link SparkSupport#configure} returns. */
   Recovery configure(PipelineOptions options, JobIdentity job) {
     SparkPipelineOptions spark = options.as(SparkPipelineOptions.class);
+    // The runner's watermarks are static per JVM and SparkRunner never resets them: a job started
+    // after another in the same JVM would otherwise read the first job's watermarks (queued per
+    // source id, which each streaming context numbers from the same start) for its first batches.
+    GlobalWatermarkHolder.clear();
     if (!RunnerSupport.isExplicit(options, "checkpointDir")) {
       spark.setCheckpointDir(job.runnerDir("spark"));
     }

@@ -4,11 +4,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.pipeline.ExpiryClock;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.transforms.PairEvents;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;
@@ -24,9 +24,9 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * The shared scenario on the SparkRunner ({@code local[2]}): batch over files with event-time
- * expiry, and streaming over Kafka with processing-time expiry; each run's final verdicts must
- * equal the DirectRunner's.
+ * The shared scenario on the SparkRunner ({@code local[2]}): batch over files, and streaming over
+ * Kafka, both with event-time expiry (in streaming read from the runner's watermark); each run's
+ * final verdicts must equal the DirectRunner's.
  */
 public class SparkRunnerScenarioTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();
@@ -47,7 +47,7 @@ public class SparkRunnerScenarioTest {
     Path wh = tmp.newFolder("spark-batch").toPath();
     ReconcileOptions options =
         scenario.options(wh, "--runner=SparkRunner", "--sparkMaster=local[2]");
-    assertEquals(ExpiryClock.EVENT, ReconcileSettings.from(options).expiry());
+    assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(options).expiry());
     ReconcileRun.Outcome outcome = Scenario.runToCompletion(options);
     assertEquals(direct, Scenario.finalView(wh));
     scenario.assertExpected(wh);
@@ -55,7 +55,7 @@ public class SparkRunnerScenarioTest {
   }
 
   @Test
-  public void streamingWithProcessingTimeExpiryAgreesWithDirect() throws Exception {
+  public void streamingWithEventTimeExpiryAgreesWithDirect() throws Exception {
     Path wh = tmp.newFolder("spark-streaming").toPath();
     try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
       kafka.createTopics("src", "tgt");
@@ -71,16 +71,11 @@ public class SparkRunnerScenarioTest {
                   "--sparkMaster=local[2]",
                   "--batchIntervalMillis=1000",
                   "--kafkaMaxOutOfOrderness=60s",
-                  // The grace must cover how far apart in wall-clock time the reader reaches the
-                  // two sides of an id: both topics are a backlog read from the start, and on a
-                  // loaded 2-core machine one topic's reader ran more than 5 s ahead of the
-                  // other's (ids then expired as MISSING on both sides).
-                  "--processingGrace=30s",
                   "--commitInterval=1s",
                   "--kafkaProperties=group.id=spark-" + UUID.randomUUID(),
                   "--progressInterval=0s")
               .as(ReconcileOptions.class);
-      assertEquals(ExpiryClock.PROCESSING, ReconcileSettings.from(options).expiry());
+      assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(options).expiry());
       PipelineResult result = ReconcileRun.start(options);
       try {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
@@ -101,10 +96,10 @@ public class SparkRunnerScenarioTest {
   /**
    * The progress counts of a streaming run are exact. Once every record was read and every entry
    * closed, the counts must add up (docs/design.md#nothing-lost) and {@code raw events} must equal
-   * the rows stored in raw_events, with no commit run twice. The processing-time pairing reads its
-   * input twice per micro-batch; were that input not cached, the raw_events commit would run twice
-   * (the second time recognised as a replay) and {@code raw events} would be double the rows
-   * stored.
+   * the rows stored in raw_events, with no commit run twice. The pairing's timers make Spark read
+   * its input once more per micro-batch; had that input not been cached, the raw_events commit
+   * would run twice (the second time recognised as a replay) and {@code raw events} would be double
+   * the rows stored.
    */
   private static void assertExactCounts(PipelineResult result, Path wh) {
     long lines =

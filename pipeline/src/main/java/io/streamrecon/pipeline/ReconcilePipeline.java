@@ -124,6 +124,22 @@ public final class ReconcilePipeline {
     // for its timer keys), re-running the commit (skipped as a replay) and doubling the count.
     stored.apply("CountRawEvents", ParDo.of(new CountRawEventsFn())).setCoder(VoidCoder.of());
 
+    judge(stored, s, writer);
+    return pipeline;
+  }
+
+  /**
+   * The judging half of the graph, shared by {@code run} and {@code replay}: pairs the stored
+   * events, fetches and diffs the payloads of MISMATCHes, and writes the DeltaRecords and late
+   * events ({@code PairEvents}, {@code FetchPayloads}, {@code DiffPayloads}, {@code
+   * RecordVerdicts}, {@code WriteDeltas}, {@code WriteLateEvents}). The steps are applied at the
+   * top level of {@code stored}'s pipeline under the names a live run's restored jobs expect.
+   *
+   * @param stored events already in {@code raw_events}, each timestamped with its event time;
+   *     their pointers name the stored rows
+   */
+  public static void judge(
+      PCollection<EventRef> stored, ReconcileSettings s, WriterIdentity writer) {
     PCollectionTuple paired =
         stored.apply(
             "PairEvents",
@@ -172,7 +188,6 @@ public final class ReconcilePipeline {
         .apply(
             "WriteLateEvents",
             writerSettings(DeltaLakeIO.writeLateEvents(), s, writer));
-    return pipeline;
   }
 
   /**

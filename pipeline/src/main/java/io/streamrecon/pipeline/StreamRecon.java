@@ -42,6 +42,7 @@ import picocli.CommandLine.Parameters;
       StreamRecon.Show.class,
       StreamRecon.Explain.class,
       StreamRecon.Samples.class,
+      ReplayCommand.class,
       io.streamrecon.pipeline.report.ReportCommand.class,
       MaintenanceCommands.Compact.class,
       MaintenanceCommands.Vacuum.class
@@ -65,6 +66,7 @@ public final class StreamRecon implements Callable<Integer> {
     CommandLine cli = new CommandLine(new StreamRecon());
     cli.setUnmatchedOptionsArePositionalParams(true);
     cli.getSubcommands().get("run").setUnmatchedOptionsArePositionalParams(true);
+    cli.getSubcommands().get("replay").setUnmatchedOptionsArePositionalParams(true);
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           Throwable root = rootCause(e);

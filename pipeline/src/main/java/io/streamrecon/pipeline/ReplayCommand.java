@@ -317,9 +317,45 @@ final class ReplayCommand implements Callable<Integer> {
       b.append("  re-judged runs (stored events read):\n");
       eventsPerRun.forEach(
           (run, n) -> b.append(String.format(Locale.ROOT, "    %-40s %,12d%n", run, n)));
-      b.append(summary.format().replace("streamrecon summary\n", "")
-          .replace("input lines/records", "stored events read")
-          .replace("counts add up: input", "counts add up: stored events read"));
+      row(b, "stored events read, source", summary.get(Summary.inputCounter(Side.SOURCE)));
+      row(b, "stored events read, target", summary.get(Summary.inputCounter(Side.TARGET)));
+      row(b, "dead letters (not hashable)", summary.deadLetters());
+      row(b, "events judged", summary.raw());
+      row(b, "match", summary.match());
+      if (summary.get(Summary.MATCH_WITHIN_TOLERANCE) > 0) {
+        row(b, "  of which within tolerance", summary.get(Summary.MATCH_WITHIN_TOLERANCE));
+      }
+      row(b, "mismatch", summary.mismatch());
+      row(b, "missing in target", summary.get("missing_in_target"));
+      row(b, "missing in source", summary.get("missing_in_source"));
+      row(b, "duplicate", summary.get("duplicate"));
+      row(b, "superseded", summary.get("superseded"));
+      row(b, "late", summary.get("late"));
+      row(b, "events in verdicts", summary.get("events_in_verdicts"));
+      if (addsUp()) {
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "counts add up: stored events read %d = dead letters %d + events judged %d;"
+                    + " events judged = late + duplicate + superseded + events in verdicts%n",
+                summary.input(),
+                summary.deadLetters(),
+                summary.raw()));
+      } else {
+        b.append("!!!!!!!! WARNING: COUNTS DO NOT ADD UP !!!!!!!!\n");
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "!!! stored events read %d, dead letters %d, events judged %d, late %d,"
+                    + " duplicate %d, superseded %d, events in verdicts %d%n",
+                summary.input(),
+                summary.deadLetters(),
+                summary.raw(),
+                summary.get("late"),
+                summary.get("duplicate"),
+                summary.get("superseded"),
+                summary.get("events_in_verdicts")));
+      }
       b.append(
           String.format(
               Locale.ROOT, "verdicts per natural id, re-judged runs → replay (%,d ids judged):%n",
@@ -334,6 +370,10 @@ final class ReplayCommand implements Callable<Integer> {
           .append('\n');
       return b.toString();
     }
+  }
+
+  private static void row(StringBuilder b, String label, long value) {
+    b.append(String.format(Locale.ROOT, "  %-30s %,12d%n", label, value));
   }
 
   static String selection(ReplaySettings r) {

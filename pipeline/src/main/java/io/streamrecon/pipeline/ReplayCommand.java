@@ -26,17 +26,20 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.metrics.MetricsFilter;
-import org.apache.beam.sdk.transforms.Distinct;
+import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TypeDescriptors;
@@ -156,11 +159,18 @@ final class ReplayCommand implements Callable<Integer> {
     events
         .apply("CountRawEvents", ParDo.of(new ReconcilePipeline.CountRawEventsFn()))
         .setCoder(VoidCoder.of());
+    // Counted per bucket of ids, as PairEvents keys them: one key per natural id costs the
+    // DirectRunner a timer per key, and it scans every pending timer on each watermark refresh.
+    int buckets = s.pairingBuckets();
     events
-        .apply("NaturalIds", MapElements.into(TypeDescriptors.strings()).via(EventRef::naturalId))
-        .setCoder(StringUtf8Coder.of())
-        .apply("DistinctNaturalIds", Distinct.create())
-        .apply("CountNaturalIds", ParDo.of(new CountFn(NATURAL_IDS)))
+        .apply(
+            "NaturalIds",
+            MapElements.into(
+                    TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
+                .via(e -> KV.of(Math.floorMod(e.naturalId().hashCode(), buckets), e.naturalId())))
+        .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()))
+        .apply("GroupNaturalIds", GroupByKey.create())
+        .apply("CountNaturalIds", ParDo.of(new CountDistinctFn(NATURAL_IDS)))
         .setCoder(VoidCoder.of());
     ReconcilePipeline.judge(events, s, writer);
     return pipeline;
@@ -187,17 +197,21 @@ final class ReplayCommand implements Callable<Integer> {
     }
   }
 
-  /** Counts its input under one name. */
-  static final class CountFn extends DoFn<String, Void> {
+  /** Counts the distinct values of each group under one name. */
+  static final class CountDistinctFn extends DoFn<KV<Integer, Iterable<String>>, Void> {
     private final Counter counter;
 
-    CountFn(String name) {
+    CountDistinctFn(String name) {
       counter = Metrics.counter(Summary.NAMESPACE, name);
     }
 
     @ProcessElement
-    public void process(@Element String ignored) {
-      counter.inc();
+    public void process(@Element KV<Integer, Iterable<String>> group) {
+      Set<String> distinct = new HashSet<>();
+      for (String v : group.getValue()) {
+        distinct.add(v);
+      }
+      counter.inc(distinct.size());
     }
   }
 

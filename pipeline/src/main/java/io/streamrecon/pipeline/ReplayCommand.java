@@ -182,6 +182,7 @@ final class ReplayCommand implements Callable<Integer> {
    */
   static final class CountStoredEventsFn extends DoFn<StoredEvent, StoredEvent> {
     private final Map<Side, Counter> perSide = new EnumMap<>(Side.class);
+    private transient Map<String, Counter> perRun;
 
     CountStoredEventsFn() {
       for (Side side : Side.values()) {
@@ -192,7 +193,13 @@ final class ReplayCommand implements Callable<Integer> {
     @ProcessElement
     public void process(@Element StoredEvent e, OutputReceiver<StoredEvent> out) {
       perSide.get(e.ref().side()).inc();
-      Metrics.counter(Summary.NAMESPACE, EVENTS_OF_RUN + e.runId()).inc();
+      if (perRun == null) {
+        perRun = new java.util.HashMap<>();
+      }
+      perRun
+          .computeIfAbsent(
+              e.runId(), r -> Metrics.counter(Summary.NAMESPACE, EVENTS_OF_RUN + r))
+          .inc();
       out.output(e);
     }
   }
@@ -322,7 +329,8 @@ final class ReplayCommand implements Callable<Integer> {
       b.append("  selected: ").append(selection(r)).append('\n');
       b.append("  rules: ")
           .append(r.run().rules().id() == null ? "none" : r.run().rules().id())
-          .append(r.run().ignoreFields().isEmpty() ? "" : ", ignoreFields " + r.run().ignoreFields())
+          .append(
+              r.run().ignoreFields().isEmpty() ? "" : ", ignoreFields " + r.run().ignoreFields())
           .append(", timeout ")
           .append(DurationParser.format(r.run().timeout()))
           .append(", allowedLateness ")
@@ -409,7 +417,7 @@ final class ReplayCommand implements Callable<Integer> {
     return new Path(new Path(warehouse, RECORDS_DIR), replayId + ".json");
   }
 
-  /** Writes {@code <warehouse>/_replays/<replayId>.json}: what was replayed, how, and the result. */
+  /** Writes {@code <warehouse>/_replays/<replayId>.json}: what was replayed, how, the result. */
   static void writeRecord(ReplaySettings r, Outcome o, String started) {
     ObjectMapper json = new ObjectMapper();
     ObjectNode root = json.createObjectNode();

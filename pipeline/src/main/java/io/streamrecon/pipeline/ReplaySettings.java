@@ -79,7 +79,8 @@ record ReplaySettings(
       String value = eq < 0 ? null : a.substring(eq + 1);
       if (SELECTION.contains(name) || name.equals("replayId")) {
         if (value == null) {
-          throw new IllegalArgumentException("replay: --" + name + " needs a value: --" + name + "=...");
+          throw new IllegalArgumentException(
+              "replay: --" + name + " needs a value: --" + name + "=...");
         }
         if (name.equals("replayId")) {
           replayId = value.trim();
@@ -103,7 +104,9 @@ record ReplaySettings(
       replayId = newReplayId();
     } else if (!RUN_ID.matcher(replayId).matches()) {
       throw new IllegalArgumentException(
-          "--replayId=" + replayId + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
+          "--replayId="
+              + replayId
+              + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
     }
     ReconcileOptions options;
     try {

@@ -83,8 +83,8 @@ final class VerdictTransitions {
   }
 
   /**
-   * The transitions, {@code "BEFORE → AFTER"} or {@code "STATUS unchanged"} to the number of natural
-   * ids, sorted by label.
+   * The transitions, {@code "BEFORE → AFTER"} or {@code "STATUS unchanged"} to the number of
+   * natural ids, sorted by label.
    *
    * @param naturalIds the distinct natural ids the replay judged; those without a record on either
    *     side count as unchanged, when it is known (else -1)

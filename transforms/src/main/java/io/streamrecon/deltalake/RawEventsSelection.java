@@ -214,8 +214,8 @@ final class RawEventsSelection implements Serializable {
   }
 
   /**
-   * The Parquet filter on the string columns, which skips row groups by their statistics, dictionaries
-   * and natural_id bloom filters; {@link #admitsRow} stays the judge of every row read.
+   * The Parquet filter on the string columns, which skips row groups by their statistics,
+   * dictionaries and natural_id bloom filters; {@link #admitsRow} stays the judge of every row.
    */
   FilterCompat.Filter parquetFilter() {
     FilterPredicate p = null;

@@ -96,7 +96,8 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
   @Override
   public PCollection<StoredEvent> expand(PBegin input) {
     if (warehouse == null) {
-      throw new IllegalStateException("DeltaLakeIO.readRawEvents(): withWarehouse(...) is required");
+      throw new IllegalStateException(
+          "DeltaLakeIO.readRawEvents(): withWarehouse(...) is required");
     }
     return input
         .apply("Impulse", Impulse.create())

@@ -221,6 +221,18 @@ public final class EventParser implements Serializable {
    */
   public String sha256(Side side, byte[] payload, Scratch scratch) throws InvalidEventException {
     compilePointers();
+    // The token-stream path parse takes, where it applies: no tree for a plain rehash.
+    if (effectiveRules == null
+        && captureNames != null
+        && JsonSupport.byteParserReadsAsDecoded(payload)) {
+      if (scratch.captured.length != captureNames.size()) {
+        scratch.captured = new JsonNode[captureNames.size()];
+      }
+      String sha256 = scratch.stream.sha256(payload, captureNames, scratch.captured, dropNames);
+      if (sha256 != null) {
+        return sha256;
+      }
+    }
     try {
       return hashTree(JsonSupport.parseObject(payload), side, scratch);
     } catch (RuntimeException e) {

@@ -666,7 +666,10 @@ public final class ModelCoders {
     @Override
     public StoredEvent decode(InputStream in) throws IOException {
       return new StoredEvent(
-          EventRefCoder.of().decode(in), readBytes(in), OriginCoder.of().decode(in), readString(in));
+          EventRefCoder.of().decode(in),
+          readBytes(in),
+          OriginCoder.of().decode(in),
+          readString(in));
     }
 
     @Override

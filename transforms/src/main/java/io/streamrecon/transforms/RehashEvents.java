@@ -130,7 +130,8 @@ public final class RehashEvents extends PTransform<PCollection<StoredEvent>, PCo
         changed.inc();
       }
       out.get(EVENTS)
-          .output(new EventRef(ref.side(), ref.naturalId(), ref.eventTime(), sha256, ref.pointer()));
+          .output(
+              new EventRef(ref.side(), ref.naturalId(), ref.eventTime(), sha256, ref.pointer()));
     }
   }
 }

@@ -92,6 +92,7 @@ public class RawEventsSelectionTest {
     } catch (IllegalArgumentException e) {
       assertTrue(e.getMessage(), e.getMessage().startsWith("naturalIds"));
     }
-    assertEquals(List.of("a", "b"), RawEventsSelection.ALL.withRunIds(List.of("b", "a", "b")).runIds());
+    assertEquals(
+        List.of("a", "b"), RawEventsSelection.ALL.withRunIds(List.of("b", "a", "b")).runIds());
   }
 }

@@ -99,19 +99,51 @@ public final class ReconcilePipeline {
                   writerSettings(DeltaLakeIO.writeRawEvents(), s, writer));
     }
 
-    deadLetters
-        .apply("CountDeadLetters", ParDo.of(new CountDeadLettersFn()))
-        .setCoder(ModelCoders.DeadLetterCoder.of())
-        .apply(
-            "WriteDeadLetters",
-            writerSettings(DeltaLakeIO.writeDeadLetters(), s, writer));
+    writeDeadLetters(deadLetters, s, writer);
 
     // A branch of its own, not a step before PairEvents: with two consumers the classic
     // SparkRunner caches the write's output, so each micro-batch commits and counts it once. In
     // line, the processing-time PairEvents read its uncached input twice per micro-batch (once
     // for its timer keys), re-running the commit (skipped as a replay) and doubling the count.
-    stored.apply("CountRawEvents", ParDo.of(new CountRawEventsFn())).setCoder(VoidCoder.of());
+    countRawEvents(stored);
 
+    judge(stored, s, writer);
+    return pipeline;
+  }
+
+  /**
+   * Counts the dead letters per side ({@code CountDeadLetters}) and writes them to {@code
+   * dead_letters} ({@code WriteDeadLetters}), at the top level of their pipeline: shared by
+   * {@code run} and {@code replay}.
+   */
+  public static void writeDeadLetters(
+      PCollection<DeadLetter> deadLetters, ReconcileSettings s, WriterIdentity writer) {
+    deadLetters
+        .apply("CountDeadLetters", ParDo.of(new CountDeadLettersFn()))
+        .setCoder(ModelCoders.DeadLetterCoder.of())
+        .apply("WriteDeadLetters", writerSettings(DeltaLakeIO.writeDeadLetters(), s, writer));
+  }
+
+  /**
+   * Counts the events stored in {@code raw_events} ({@code CountRawEvents}), for the summary's
+   * count identities: shared by {@code run} and {@code replay}.
+   */
+  public static void countRawEvents(PCollection<EventRef> stored) {
+    stored.apply("CountRawEvents", ParDo.of(new CountRawEventsFn())).setCoder(VoidCoder.of());
+  }
+
+  /**
+   * The judging half of the graph, shared by {@code run} and {@code replay}: pairs the stored
+   * events, fetches and diffs the payloads of MISMATCHes, and writes the DeltaRecords and late
+   * events ({@code PairEvents}, {@code FetchPayloads}, {@code DiffPayloads}, {@code
+   * RecordVerdicts}, {@code WriteDeltas}, {@code WriteLateEvents}). The steps are applied at the
+   * top level of {@code stored}'s pipeline under the names a live run's restored jobs expect.
+   *
+   * @param stored events already in {@code raw_events}, each timestamped with its event time;
+   *     their pointers name the stored rows
+   */
+  public static void judge(
+      PCollection<EventRef> stored, ReconcileSettings s, WriterIdentity writer) {
     PairEvents pairing =
         PairEvents.create()
             .withTimeout(s.timeout())
@@ -120,7 +152,7 @@ public final class ReconcilePipeline {
             .withProcessingGrace(s.processingGrace())
             .withBuckets(s.pairingBuckets())
             .withPlainMatches(s.emitMatches());
-    ReconcileOptions options = pipeline.getOptions().as(ReconcileOptions.class);
+    ReconcileOptions options = stored.getPipeline().getOptions().as(ReconcileOptions.class);
     if (s.expiry() == PairEvents.Expiry.EVENT_TIME && ReconcileSettings.isSparkStreaming(options)) {
       // No event-time timers there: the pairing reads the watermark the runner tracks.
       pairing =
@@ -169,14 +201,13 @@ public final class ReconcilePipeline {
         .apply(
             "WriteLateEvents",
             writerSettings(DeltaLakeIO.writeLateEvents(), s, writer));
-    return pipeline;
   }
 
   /**
    * The settings every Delta Lake writer gets; the one place to change when DeltaLakeIO's writers
    * gain options.
    */
-  static DeltaLakeIO.WriteRawEvents writerSettings(
+  public static DeltaLakeIO.WriteRawEvents writerSettings(
       DeltaLakeIO.WriteRawEvents w, ReconcileSettings s, WriterIdentity writer) {
     return w.withWarehouse(s.warehouse())
         .withRunId(s.runId())
@@ -187,7 +218,7 @@ public final class ReconcilePipeline {
   }
 
   /** As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}. */
-  static <T> DeltaLakeIO.Write<T> writerSettings(
+  public static <T> DeltaLakeIO.Write<T> writerSettings(
       DeltaLakeIO.Write<T> w, ReconcileSettings s, WriterIdentity writer) {
     return w.withWarehouse(s.warehouse())
         .withRunId(s.runId())

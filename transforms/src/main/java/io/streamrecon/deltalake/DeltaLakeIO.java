@@ -113,6 +113,14 @@ public final class DeltaLakeIO {
     return new Write<>(LATE_EVENTS, WriteConfig.DEFAULT);
   }
 
+  /**
+   * Reads stored events from {@code raw_events}, selected by run, event-time window and natural
+   * id; bounded. See {@link ReadRawEvents}.
+   */
+  public static ReadRawEvents readRawEvents() {
+    return new ReadRawEvents(null, RawEventsSelection.ALL);
+  }
+
   /** Reads the payload behind each pointer from {@code raw_events}. */
   public static Lookup lookup() {
     return new Lookup(null);

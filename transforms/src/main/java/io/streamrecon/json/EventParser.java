@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.RawInput;
+import io.streamrecon.model.Side;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.time.OffsetDateTime;
@@ -195,20 +196,51 @@ public final class EventParser implements Serializable {
       String naturalId = naturalId(i -> root.at(keyPointers.get(i)));
       Instant eventTime =
           eventTime(timePointer == null ? null : root.at(timePointer), input.recordTime());
-      String sha256;
-      if (effectiveRules == null) {
-        CanonicalJson.removeInPlace(root, ignorePointers);
-        sha256 = scratch.hasher.sha256(root);
-      } else {
-        // One parse: the tree is normalised in place after the id and time were read from it.
-        sha256 = effectiveRules.sha256(root, input.side(), scratch.hasher);
-      }
+      // One parse: the tree is normalised in place after the id and time were read from it.
+      String sha256 = hashTree(root, input.side(), scratch);
       return new Event(input.side(), naturalId, eventTime, sha256, bytes, input.origin());
     } catch (RuntimeException e) {
       // A bug must not lose the input: it becomes a dead letter that can be replayed. Only the
       // type is reported; the message of an unknown exception might quote the input.
       throw new InvalidEventException(
           "internal error while parsing (" + e.getClass().getName() + ")");
+    }
+  }
+
+  /** The canonical hash of a parsed document of a side; normalises the tree in place. */
+  private String hashTree(ObjectNode root, Side side, Scratch scratch) {
+    if (effectiveRules == null) {
+      CanonicalJson.removeInPlace(root, ignorePointers);
+      return scratch.hasher.sha256(root);
+    }
+    return effectiveRules.sha256(root, side, scratch.hasher);
+  }
+
+  /**
+   * The canonical hash {@link #parse} gives a payload of {@code side} under this parser's ignored
+   * fields and rules, without reading its natural id or time: for a stored event judged again under
+   * other rules. The payload must be one JSON object.
+   */
+  public String sha256(Side side, byte[] payload, Scratch scratch) throws InvalidEventException {
+    compilePointers();
+    // The token-stream path parse takes, where it applies: no tree for a plain rehash.
+    if (effectiveRules == null
+        && captureNames != null
+        && JsonSupport.byteParserReadsAsDecoded(payload)) {
+      if (scratch.captured.length != captureNames.size()) {
+        scratch.captured = new JsonNode[captureNames.size()];
+      }
+      String sha256 = scratch.stream.sha256(payload, captureNames, scratch.captured, dropNames);
+      if (sha256 != null) {
+        return sha256;
+      }
+    }
+    try {
+      return hashTree(JsonSupport.parseObject(payload), side, scratch);
+    } catch (RuntimeException e) {
+      // Only the type: the message of an unknown exception might quote the payload.
+      throw new InvalidEventException(
+          "internal error while hashing (" + e.getClass().getName() + ")");
     }
   }
 

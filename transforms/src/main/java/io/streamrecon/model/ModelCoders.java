@@ -644,4 +644,33 @@ public final class ModelCoders {
     @Override
     public void verifyDeterministic() {}
   }
+
+  /** Coder for {@link StoredEvent}; the pointer's hash is the stored one, as the ref's. */
+  public static final class StoredEventCoder extends AtomicCoder<StoredEvent> {
+    private static final StoredEventCoder INSTANCE = new StoredEventCoder();
+
+    public static StoredEventCoder of() {
+      return INSTANCE;
+    }
+
+    @Override
+    public void encode(StoredEvent value, OutputStream out) throws IOException {
+      EventRefCoder.of().encode(value.ref(), out);
+      writeBytes(value.payload(), out);
+      OriginCoder.of().encode(value.origin(), out);
+      writeString(value.runId(), out);
+    }
+
+    @Override
+    public StoredEvent decode(InputStream in) throws IOException {
+      return new StoredEvent(
+          EventRefCoder.of().decode(in),
+          readBytes(in),
+          OriginCoder.of().decode(in),
+          readString(in));
+    }
+
+    @Override
+    public void verifyDeterministic() {}
+  }
 }

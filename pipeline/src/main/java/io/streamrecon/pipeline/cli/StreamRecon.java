@@ -38,6 +38,7 @@ import picocli.CommandLine;
       StreamRecon.Show.class,
       ExplainCommand.class,
       StreamRecon.Samples.class,
+      ReplayCommand.class,
       io.streamrecon.pipeline.report.ReportCommand.class,
       MaintenanceCommands.Compact.class,
       MaintenanceCommands.Vacuum.class,
@@ -65,6 +66,7 @@ public final class StreamRecon implements Callable<Integer> {
     CommandLine cli = new CommandLine(new StreamRecon());
     cli.setUnmatchedOptionsArePositionalParams(true);
     cli.getSubcommands().get("run").setUnmatchedOptionsArePositionalParams(true);
+    cli.getSubcommands().get("replay").setUnmatchedOptionsArePositionalParams(true);
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           if (verbose && !(e instanceof IllegalArgumentException)) {

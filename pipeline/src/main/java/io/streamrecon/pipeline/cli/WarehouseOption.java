@@ -28,9 +28,6 @@ public final class WarehouseOption {
 
   /** Fails with a line naming the option when the table does not exist. */
   public void requireTable(String table) {
-    if (!get().tableExists(table)) {
-      throw new IllegalArgumentException(
-          "no " + table + " table under --warehouse=" + location + " (has a run written there?)");
-    }
+    get().requireTable(table);
   }
 }

@@ -105,6 +105,14 @@ final class ReportReader {
               + " (has a run written there?)");
     }
     countRawEvents(raw);
+    // A replay's events are rows of the runs it re-judged; its record counts them.
+    ReplayRuns.storedEventsRead(
+        selection.warehouse(),
+        (r, side, n) -> {
+          if (selection.hasRun(r) && selection.since() == null && selection.until() == null) {
+            run(r)[sideIndex(side, RAW_S, RAW_T)] += n;
+          }
+        });
     List<DeadLetterGroup> deadLetters = readDeadLetters(dead);
     Map<Long, Long> latePerHour = readLateEvents(late);
     DeltaPass pass = scanDeltas(deltas, readSupersededIds(deltas));

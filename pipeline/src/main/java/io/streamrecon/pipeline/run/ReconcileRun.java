@@ -90,6 +90,14 @@ public final class ReconcileRun {
   }
 
   /**
+   * Lets the options' runner support ({@link RunnerSupport#tune}) adjust the options of a bounded
+   * pipeline this class does not start itself, such as a replay.
+   */
+  public static void tune(PipelineOptions options) {
+    RunnerSupport.find(options).ifPresent(r -> r.tune(options));
+  }
+
+  /**
    * For a production run (the command line, the benchmark) on the DirectRunner: turns off its
    * immutability and encodability checks unless the user set them. They encode every element
    * before and after every step and clone it into the next bundle, to catch a DoFn that mutates its
@@ -155,7 +163,7 @@ public final class ReconcileRun {
    * of in the commit's grouped pane) are no longer needed. Failing to remove them costs only disk:
    * VACUUM removes them later.
    */
-  static void removeRowKeySidecars(ReconcileSettings s) {
+  public static void removeRowKeySidecars(ReconcileSettings s) {
     try {
       DeltaLakeMaintenance.removeRowKeySidecars(new Configuration(), s.warehouse(), s.runId());
     } catch (IOException | RuntimeException e) {

@@ -77,6 +77,14 @@ public final class Warehouse {
     return !isLocal() || Files.isDirectory(localPath().resolve(table).resolve(DELTA_LOG));
   }
 
+  /** Fails with a line naming the option when the table does not exist. */
+  public void requireTable(String table) {
+    if (!tableExists(table)) {
+      throw new IllegalArgumentException(
+          "no " + table + " table under --warehouse=" + location + " (has a run written there?)");
+    }
+  }
+
   @Override
   public String toString() {
     return location;

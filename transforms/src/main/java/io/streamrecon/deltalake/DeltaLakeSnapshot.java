@@ -82,27 +82,39 @@ public final class DeltaLakeSnapshot {
 
   static DeltaLakeSnapshot of(Engine engine, Path root, Snapshot snapshot) {
     List<TableFile> files = new ArrayList<>();
+    for (Row add : addActions(engine, root, snapshot)) {
+      int stats = add.getSchema().indexOf("stats");
+      files.add(
+          new TableFile(
+              add.getString(add.getSchema().indexOf("path")),
+              VectorUtils.toJavaMap(add.getMap(add.getSchema().indexOf("partitionValues"))),
+              add.getLong(add.getSchema().indexOf("size")),
+              add.isNullAt(stats) ? null : add.getString(stats)));
+    }
+    files.sort(Comparator.comparing(TableFile::path));
+    return new DeltaLakeSnapshot(root, snapshot.getVersion(), files);
+  }
+
+  /**
+   * The {@code add} action of every live file of {@code snapshot}, with its statistics, in log
+   * order: for the code that rewrites or removes files (compaction, retention), which needs the
+   * whole action.
+   */
+  static List<Row> addActions(Engine engine, Path root, Snapshot snapshot) {
+    List<Row> adds = new ArrayList<>();
     try (CloseableIterator<FilteredColumnarBatch> batches =
         snapshot.getScanBuilder().build().getScanFiles(engine, true)) {
       while (batches.hasNext()) {
         try (CloseableIterator<Row> rows = batches.next().getRows()) {
           while (rows.hasNext()) {
-            Row add = rows.next().getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL);
-            int stats = InternalScanFileUtils.ADD_FILE_STATS_ORDINAL;
-            files.add(
-                new TableFile(
-                    add.getString(add.getSchema().indexOf("path")),
-                    VectorUtils.toJavaMap(add.getMap(add.getSchema().indexOf("partitionValues"))),
-                    add.getLong(add.getSchema().indexOf("size")),
-                    add.isNullAt(stats) ? null : add.getString(stats)));
+            adds.add(rows.next().getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
           }
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading the log of " + root, e);
     }
-    files.sort(Comparator.comparing(TableFile::path));
-    return new DeltaLakeSnapshot(root, snapshot.getVersion(), files);
+    return adds;
   }
 
   /** The latest snapshot of {@code table} under {@code warehouse}, or {@code null} if none. */

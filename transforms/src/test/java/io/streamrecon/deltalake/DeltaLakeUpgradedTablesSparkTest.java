@@ -39,9 +39,11 @@ import org.junit.rules.TemporaryFolder;
 
 /**
  * Tables of the release warehouse that Spark upgraded (change data feed on {@code deltas},
- * protocol (1,7) with the changeDataFeed feature, (1,4) from older Spark; deletion vectors on {@code raw_events}, protocol (3,7)) are appended to by the
- * next run and read back by Spark; a table feature Kernel cannot write (a CHECK constraint) stops
- * a run while its pipeline is built, before any data file or commit.
+ * protocol (1,7) with the changeDataFeed feature, (1,4) from older Spark; deletion
+ * vectors on {@code raw_events}, protocol (3,7)) are appended to by the next run and read back by
+ * Spark; a table feature Kernel or our writer cannot write (a CHECK constraint, column mapping)
+ * stops a run while its pipeline is built, before any data file or commit. Checkpoints, written by
+ * our own Parquet handler, are read by Spark and by Kernel.
  */
 public class DeltaLakeUpgradedTablesSparkTest {
   private static SparkSession spark;
@@ -116,7 +118,8 @@ public class DeltaLakeUpgradedTablesSparkTest {
             DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-next"));
     p.apply("Deltas", Create.of(verdict).withCoder(DeltaRecordCoder.of()))
         .apply(
-            "WriteDeltas", DeltaLakeIO.writeDeltas().withWarehouse(warehouse).withRunId("run-next"));
+            "WriteDeltas",
+            DeltaLakeIO.writeDeltas().withWarehouse(warehouse).withRunId("run-next"));
     p.run().waitUntilFinish();
   }
 
@@ -243,6 +246,29 @@ public class DeltaLakeUpgradedTablesSparkTest {
     assertEquals("nothing written", before, listing(warehouse));
     // Reading still works.
     assertEquals(45, DeltaLakeTables.readDeltas(warehouse).size());
+  }
+
+  /** The checkpoint Kernel asks for after ten commits is written by our Parquet handler. */
+  @Test
+  public void sparkAndKernelReadTheCheckpointsWeWrite() throws Exception {
+    String warehouse = tmp.newFolder("fresh").getPath();
+    for (int c = 0; c < 12; c++) {
+      RawEventsFixture.commit(
+          warehouse, "app", c, TestEvents.events(Side.SOURCE, "c" + c, 3, TestEvents.T0));
+    }
+    Path checkpoint =
+        Paths.get(warehouse, DeltaLakeIO.RAW_EVENTS, "_delta_log",
+            "00000000000000000010.checkpoint.parquet");
+    assertTrue(checkpoint + " written", Files.isRegularFile(checkpoint));
+    assertEquals(
+        36, spark.read().format("delta").load(warehouse + "/" + DeltaLakeIO.RAW_EVENTS).count());
+    // Kernel starts from the checkpoint: delete the commits it covers and read again.
+    for (int v = 0; v < 10; v++) {
+      String commit = String.format("%020d.json", v);
+      Files.delete(Paths.get(warehouse, DeltaLakeIO.RAW_EVENTS, "_delta_log", commit));
+    }
+    assertEquals(36, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+    assertEquals(1, DeltaLakeLookup.findRawEvents(warehouse, "c3-00001").size());
   }
 
   private static Set<String> listing(String warehouse) throws IOException {

@@ -1,8 +1,5 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.ModelCoders.EventCoder;
 import io.streamrecon.model.Origin;
@@ -93,24 +90,23 @@ public final class AutoCompactBench implements Callable<Integer> {
     int samples = 0;
     while (System.nanoTime() < end) {
       Thread.sleep(Math.min(sampleSeconds * 1000L, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
-      DeltaLog log = DeltaLog.forTable(conf, root);
-      if (!log.tableExists()) {
+      DeltaLakeSnapshot s = DeltaLakeSnapshot.latest(conf, root);
+      if (s == null) {
         continue;
       }
-      Snapshot s = log.update();
       long files = 0;
       long bytes = 0;
       rows = 0;
-      for (AddFile f : s.getAllFiles()) {
+      for (DeltaLakeSnapshot.TableFile f : s.files()) {
         files++;
-        bytes += f.getSize();
-        rows += FileStats.numRecords(f.getStats());
+        bytes += f.size();
+        rows += FileStats.numRecords(f.stats());
       }
       fileSum += files;
       samples++;
       System.out.printf(
           "| %.1f | %d | %d | %.1f | %,d | %.1f |%n",
-          (System.nanoTime() - t0) / 60e9, s.getVersion(), files, files == 0 ? 0 : bytes / 1024.0 / files,
+          (System.nanoTime() - t0) / 60e9, s.version(), files, files == 0 ? 0 : bytes / 1024.0 / files,
           rows, load());
     }
     long cpu = cpuNanos() - cpu0;

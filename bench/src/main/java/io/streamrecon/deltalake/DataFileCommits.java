@@ -1,24 +1,29 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.VersionLog;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.CommitInfo;
+import io.delta.kernel.Table;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.DeltaLogActionUtils.DeltaAction;
+import io.delta.kernel.internal.TableImpl;
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 
 /**
  * The commit that made each data file of a table visible: its version and the {@code
  * commitInfo.timestamp} of {@code _delta_log/<version>.json} (the committing JVM's wall clock,
- * taken by delta-standalone as it commits), read once through delta-standalone's {@link
- * DeltaLog#getChanges}. Only files added with {@code dataChange=true} are mapped: a file written
- * by compaction holds rows that first became visible in an earlier commit, which its own commit
- * cannot tell.
+ * taken by Delta Kernel as it commits), read once through Kernel's commit actions. Only files
+ * added with {@code dataChange=true} are mapped: a file written by compaction holds rows that first
+ * became visible in an earlier commit, which its own commit cannot tell.
  */
 public final class DataFileCommits {
   private DataFileCommits() {}
@@ -29,28 +34,60 @@ public final class DataFileCommits {
   /**
    * Data file path (relative to the table, as in the log's {@code add} actions) to the commit
    * that added it; empty while the table does not exist. A version without a {@code commitInfo}
-   * (not written by delta-standalone or Spark) maps none of its files.
+   * maps none of its files.
    */
   public static Map<String, Commit> of(Configuration conf, String warehouse, String table) {
-    DeltaLog log = DeltaLog.forTable(conf, DeltaLakeCommitter.tablePath(warehouse, table));
+    Path root = DeltaLakeCommitter.tablePath(warehouse, table);
+    Engine engine = DeltaLakeEngine.create(conf);
     Map<String, Commit> added = new HashMap<>();
-    if (!log.tableExists()) {
+    var snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
+    if (snapshot == null) {
       return added;
     }
-    for (Iterator<VersionLog> it = log.getChanges(0, true); it.hasNext(); ) {
-      VersionLog version = it.next();
-      CommitInfo info = null;
-      List<String> paths = new ArrayList<>();
-      for (Action a : version.getActions()) {
-        if (a instanceof CommitInfo c) {
-          info = c;
-        } else if (a instanceof AddFile f && f.isDataChange()) {
-          paths.add(f.getPath());
+    Map<Long, Long> timestamps = new TreeMap<>();
+    Map<Long, List<String>> paths = new TreeMap<>();
+    TableImpl t = (TableImpl) Table.forPath(engine, root.toString());
+    try (CloseableIterator<ColumnarBatch> batches =
+        t.getChanges(
+            engine,
+            0,
+            snapshot.getVersion(),
+            EnumSet.of(DeltaAction.ADD, DeltaAction.COMMITINFO))) {
+      while (batches.hasNext()) {
+        ColumnarBatch batch = batches.next();
+        int versionAt = batch.getSchema().indexOf("version");
+        int addAt = batch.getSchema().indexOf(DeltaAction.ADD.colName);
+        int infoAt = batch.getSchema().indexOf(DeltaAction.COMMITINFO.colName);
+        try (CloseableIterator<Row> rows = batch.getRows()) {
+          while (rows.hasNext()) {
+            Row r = rows.next();
+            long version = r.getLong(versionAt);
+            if (!r.isNullAt(infoAt)) {
+              Row info = r.getStruct(infoAt);
+              int ts = info.getSchema().indexOf("timestamp");
+              if (!info.isNullAt(ts)) {
+                timestamps.put(version, info.getLong(ts));
+              }
+            }
+            if (!r.isNullAt(addAt)) {
+              Row add = r.getStruct(addAt);
+              if (add.getBoolean(add.getSchema().indexOf("dataChange"))) {
+                paths
+                    .computeIfAbsent(version, v -> new ArrayList<>())
+                    .add(add.getString(add.getSchema().indexOf("path")));
+              }
+            }
+          }
         }
       }
-      if (info != null && info.getTimestamp() != null) {
-        Commit commit = new Commit(version.getVersion(), info.getTimestamp().getTime());
-        paths.forEach(p -> added.put(p, commit));
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the log of " + root, e);
+    }
+    for (Map.Entry<Long, List<String>> e : paths.entrySet()) {
+      Long ts = timestamps.get(e.getKey());
+      if (ts != null) {
+        Commit commit = new Commit(e.getKey(), ts);
+        e.getValue().forEach(p -> added.put(p, commit));
       }
     }
     return added;

@@ -1,11 +1,13 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Operation;
-import io.delta.standalone.OptimisticTransaction;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.SetTransaction;
+import io.delta.kernel.Operation;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.actions.SingleAction;
+import io.delta.kernel.internal.util.Utils;
+import io.delta.kernel.utils.CloseableIterable;
+import io.streamrecon.model.DataFileName;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
@@ -22,8 +24,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
@@ -149,14 +149,12 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
       Arrays.sort(sorted);
       double mean = Arrays.stream(sorted).average().orElse(0) / 1e6;
       String key = String.format("k-%08d", step - 1);
-      double cold = median(() -> timed(() -> DeltaLog.forTable(conf, log.getParent().toString()).update()));
+      double cold = median(() -> timed(() -> load(log.getParent())));
       double update =
           median(
               () -> {
-                DeltaLog l = DeltaLog.forTable(conf, log.getParent().toString());
-                l.update();
-                raw.deltaLog().startTransaction().commit(List.of(), new Operation(Operation.Name.MANUAL_UPDATE), "bench");
-                return timed(l::update);
+                emptyCommit(raw);
+                return timed(() -> load(log.getParent()));
               });
       // show reads every deltas file: linear in files, and minutes past a few thousand here.
       double show = done <= showUpTo ? timed(() -> DeltaLakeTables.readDeltas(warehouse)) / 1e6 : Double.NaN;
@@ -227,7 +225,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
       if (template != null) {
         path = copy(warehouse, template, n).path();
       } else {
-        path = "side=SOURCE/event_date=2024-03-01/part-" + UUID.randomUUID() + ".snappy.parquet";
+        path = "side=SOURCE/event_date=2024-03-01/" + DataFileName.newName();
       }
       com.fasterxml.jackson.databind.node.ObjectNode ci = (com.fasterxml.jackson.databind.node.ObjectNode) info.get("commitInfo").deepCopy();
       ci.put("timestamp", now);
@@ -254,8 +252,9 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   private void measureExisting(String warehouse) throws Exception {
     DeltaLakeCommitter raw = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
     Path log = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS, "_delta_log");
-    long version = raw.deltaLog().update().getVersion();
-    long txn = raw.deltaLog().startTransaction().txnVersion("bench-raw") + 1;
+    Snapshot latest = DeltaLakeSnapshot.kernelSnapshot(raw.engine(), raw.tableRoot());
+    long version = latest.getVersion();
+    long txn = latest.getLatestTransactionVersion(raw.engine(), "bench-raw").orElse(-1L) + 1;
     long[] ns = new long[measured];
     for (int i = 0; i < measured; i++) {
       DataFile r = rawFile(warehouse, txn + i);
@@ -266,14 +265,12 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     Arrays.sort(ns);
     double mean = Arrays.stream(ns).average().orElse(0) / 1e6;
     String key = String.format("k-%08d", txn);
-    double cold = median(() -> timed(() -> DeltaLog.forTable(conf, log.getParent().toString()).update()));
+    double cold = median(() -> timed(() -> load(log.getParent())));
     double update =
         median(
             () -> {
-              DeltaLog l = DeltaLog.forTable(conf, log.getParent().toString());
-              l.update();
-              raw.deltaLog().startTransaction().commit(List.of(), new Operation(Operation.Name.MANUAL_UPDATE), "bench");
-              return timed(l::update);
+              emptyCommit(raw);
+              return timed(() -> load(log.getParent()));
             });
     double explain = median(() -> timed(() -> { explain(warehouse, key); return null; }));
     System.out.printf(
@@ -284,7 +281,9 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   /** A byte copy of {@code template} under a new name, its stats claiming key {@code n} only. */
   private DataFile copy(String warehouse, DataFile template, long n) throws IOException {
     String id = String.format("k-%08d", n);
-    String name = template.path().substring(0, template.path().lastIndexOf('/') + 1) + "part-" + UUID.randomUUID() + ".snappy.parquet";
+    String name =
+        template.path().substring(0, template.path().lastIndexOf('/') + 1)
+            + DataFileName.newName();
     Path root = Path.of(warehouse, template.table());
     Files.copy(root.resolve(template.path()), root.resolve(name));
     String stats = template.stats().replace("k--0000001", id);
@@ -326,17 +325,21 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     raw.commit("bench-files", 0, List.of(rawFile(warehouse, 1), rawFile(warehouse, 2)));
     long txn = 1;
     long files = 2;
-    DeltaLog log = raw.deltaLog();
+    Engine engine = raw.engine();
     for (long step : fileSteps) {
       while (files < step) {
         int n = (int) Math.min(filesPerCommit, step - files);
-        OptimisticTransaction t = log.startTransaction();
-        List<Action> actions = new ArrayList<>();
-        actions.add(new SetTransaction("bench-files", txn, Optional.of(System.currentTimeMillis())));
+        List<Row> actions = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-          actions.add(syntheticAdd(files + i));
+          actions.add(SingleAction.createAddFileSingleAction(syntheticAdd(files + i)));
         }
-        t.commit(actions, new Operation(Operation.Name.WRITE), "bench");
+        DeltaLakeSnapshot.kernelSnapshot(engine, raw.tableRoot())
+            .buildUpdateTableTransaction("bench", Operation.WRITE)
+            .withTransactionId("bench-files", txn)
+            .build(engine)
+            .commit(
+                engine,
+                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
         files += n;
         txn++;
       }
@@ -348,15 +351,12 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
               });
       files += repeat;
       Path tableDir = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS);
-      double cold =
-          median(() -> timed(() -> DeltaLog.forTable(conf, tableDir.toString()).update().getAllFiles().size()));
+      double cold = median(() -> timed(() -> load(tableDir).files().size()));
       double update =
           median(
               () -> {
-                DeltaLog l = DeltaLog.forTable(conf, tableDir.toString());
-                l.update();
-                log.startTransaction().commit(List.of(), new Operation(Operation.Name.MANUAL_UPDATE), "bench");
-                return timed(l::update);
+                emptyCommit(raw);
+                return timed(() -> load(tableDir));
               });
       double explain = median(() -> timed(() -> { explain(warehouse, "k-00000001"); return null; }));
       long checkpointBytes;
@@ -374,25 +374,34 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   }
 
   /** An AddFile never read: its natural_id range ("z-…") excludes every key explain looks for. */
-  private static AddFile syntheticAdd(long n) {
+  private static Row syntheticAdd(long n) {
     String id = String.format("z-%09d", n);
     String stats =
         "{\"numRecords\":100,\"minValues\":{\"natural_id\":\"" + id + "\"},\"maxValues\":{\"natural_id\":\""
             + id + "~\"},\"nullCount\":{\"natural_id\":0}}";
-    String encoded;
-    try {
-      encoded = FileStats.JSON.writeValueAsString(stats);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    return new AddFile(
-        "side=SOURCE/event_date=2024-03-01/part-" + UUID.randomUUID() + ".snappy.parquet",
+    return DeltaLakeCommitter.addFile(
+        "side=SOURCE/event_date=2024-03-01/" + DataFileName.newName(),
         Map.of("side", "SOURCE", "event_date", "2024-03-01"),
         20_000,
         System.currentTimeMillis(),
         true,
-        encoded,
-        null);
+        stats);
+  }
+
+  /**
+   * The latest snapshot and its live files, as every reader loads them. Kernel keeps no snapshot
+   * between loads, so "update after one commit" is a fresh load too.
+   */
+  private DeltaLakeSnapshot load(Path tableDir) {
+    return DeltaLakeSnapshot.latest(conf, new org.apache.hadoop.fs.Path(tableDir.toString()));
+  }
+
+  /** A commit with no action, through Kernel. */
+  private static void emptyCommit(DeltaLakeCommitter raw) {
+    DeltaLakeSnapshot.kernelSnapshot(raw.engine(), raw.tableRoot())
+        .buildUpdateTableTransaction("bench", Operation.MANUAL_UPDATE)
+        .build(raw.engine())
+        .commit(raw.engine(), CloseableIterable.emptyIterable());
   }
 
   // ------------------------------------------------------------------ helpers

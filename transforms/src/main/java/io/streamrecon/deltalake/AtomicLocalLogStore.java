@@ -18,27 +18,29 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * The Delta log store for tables on the local file system ({@code file:} paths), registered by
- * {@link DeltaLakeCommitter} as {@value #CONF_KEY}: makes a commit's log file appear atomically and
+ * {@link DeltaLakeEngine} as {@value #CONF_KEY}: makes a commit's log file appear atomically and
  * only if no other writer has taken that version, across threads and processes.
  *
- * <p>Why: delta-standalone 3.3.2 uses {@code io.delta.storage.HDFSLogStore} for {@code file:}. Its
+ * <p>Why: Delta Kernel (like delta-standalone before it) uses {@code io.delta.storage.HDFSLogStore}
+ * for {@code file:}. Its
  * "create only if absent" is an existence check followed by {@code FileContext.rename}, and its
  * only lock ({@code synchronized}, per log store instance, i.e. per {@code DeltaLog}) is taken
  * only when the file system is a {@code RawLocalFileSystem}, which Hadoop's default local file
- * system ({@code LocalFileSystem}, a checksumming wrapper) is not. The local rename replaces an
+ * system ({@code LocalFileSystem}, a checksumming wrapper) is not (seen with Kernel 4.4: a reader
+ * got a checksum error on a commit file while two compactions and a writer raced). The local rename replaces an
  * existing file, so two writers racing for one version both "succeed": the later silently replaces
  * the earlier's commit (its rows are lost), and as the checksum wrapper renames the data file and
  * its {@code .crc} one after the other, a reader in between gets a {@code ChecksumException}.
  *
  * <p>Here a new log file is written completely under a temporary name, forced to disk, then
  * published with a hard link ({@code link(2)} fails atomically when the name exists, which is the
- * conflict delta-standalone expects as {@link FileAlreadyExistsException}). Overwrites (only
+ * conflict Kernel expects as {@link FileAlreadyExistsException}). Overwrites (only
  * {@code _last_checkpoint}) are an atomic rename. No {@code .crc} files are written.
  */
 public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
 
-  /** The Hadoop configuration key delta-standalone reads the {@code file:} log store from. */
-  public static final String CONF_KEY = "delta.logStore.file.impl";
+  /** The Hadoop configuration key Delta Kernel reads the {@code file:} log store from. */
+  public static final String CONF_KEY = "io.delta.kernel.logStore.file.impl";
 
   /** Used only where the file system cannot make hard links: safe within this JVM only. */
   private static final Object FALLBACK_LOCK = new Object();
@@ -107,7 +109,7 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
 
   /**
    * True, as for the other Hadoop log stores: checkpoint Parquet files are written by
-   * delta-standalone through the Hadoop file system, not through {@link #write}, and must go
+   * our Parquet handler through the Hadoop file system, not through {@link #write}, and must go
    * through a temporary file too.
    */
   @Override

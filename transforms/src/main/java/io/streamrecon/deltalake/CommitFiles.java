@@ -87,9 +87,10 @@ final class CommitFiles {
     }
     try {
       DeltaLakeMaintenance.CompactResult r =
-          DeltaLakeMaintenance.autoCompact(
+          DeltaLakeCompaction.autoCompact(
               conf,
-              committer.deltaLog(),
+              committer.engine(),
+              committer.tableRoot(),
               layout,
               smallFiles,
               DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE,

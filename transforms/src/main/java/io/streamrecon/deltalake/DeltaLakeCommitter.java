@@ -1,20 +1,31 @@
 package io.streamrecon.deltalake;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import io.delta.standalone.CommitResult;
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Operation;
-import io.delta.standalone.OptimisticTransaction;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.Metadata;
-import io.delta.standalone.actions.SetTransaction;
-import io.delta.standalone.exceptions.ConcurrentTransactionException;
-import io.delta.standalone.exceptions.DeltaConcurrentModificationException;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
+import io.delta.kernel.Operation;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Table;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.KernelException;
+import io.delta.kernel.exceptions.TableAlreadyExistsException;
+import io.delta.kernel.exceptions.UnsupportedProtocolVersionException;
+import io.delta.kernel.exceptions.UnsupportedTableFeatureException;
+import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.CommitInfo;
+import io.delta.kernel.internal.actions.Metadata;
+import io.delta.kernel.internal.actions.SingleAction;
+import io.delta.kernel.internal.data.GenericRow;
+import io.delta.kernel.internal.util.FileNames;
+import io.delta.kernel.internal.util.VectorUtils;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterable;
+import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -29,7 +40,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits data files to one Delta Lake table with delta-standalone, idempotently by content.
+ * Commits data files to one Delta Lake table with Delta Kernel, idempotently by content.
  *
  * <p>A runner may hand the committer a batch again: a retried bundle, a pane replayed after a
  * restore, or (Spark) a replayed micro-batch recomposed with other rows. So the committer never
@@ -39,13 +50,17 @@ import org.slf4j.LoggerFactory;
  * earlier in the same batch, is not stored again but reported with where its stored copy is. A
  * batch with nothing new commits nothing.
  *
- * <p>Every commit carries {@code SetTransaction(appId, ...)}, read inside the transaction, so two
- * instances of the same writer committing at once conflict ({@link
- * ConcurrentTransactionException}) and the second, retried, recognises the first one's rows.
- * Appends of different writers never conflict (blind appends); other concurrent changes (the
- * first commit creating the table, a metadata change) are retried in a new transaction.
+ * <p>Every commit carries a transaction identifier ({@code txn} action: app id and version) read
+ * from the snapshot the transaction is built on, so two instances of the same writer committing at
+ * once conflict (Kernel's {@code ConcurrentTransactionException}) and the second, retried,
+ * recognises the first one's rows. Appends of different writers never conflict; Kernel rebases
+ * them on the winning commits itself. Other concurrent changes (the first commit creating the
+ * table, a metadata change) are retried in a new transaction.
  *
- * <p>The first commit creates the table with the layout's schema and partition columns.
+ * <p>The first commit creates the table with the layout's schema and partition columns. A table
+ * with a feature Kernel cannot write (a CHECK constraint, generated columns, column mapping, ...)
+ * is refused before anything is committed, with one line naming the table and the features
+ * ({@link #checkWritable}).
  */
 final class DeltaLakeCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaLakeCommitter.class);
@@ -78,42 +93,124 @@ final class DeltaLakeCommitter {
       RowKeys.Row row, Map<String, String> partitionValues, WriterHistory.Location storedAt) {}
 
   private final Configuration conf;
+  private final Engine engine;
   private final TableLayout<?> layout;
-  private final DeltaLog log;
   private final Path tableRoot;
   private final Map<String, WriterHistory> histories = new HashMap<>();
 
   DeltaLakeCommitter(Configuration conf, String warehouse, TableLayout<?> layout) {
-    this.conf = withAtomicLocalLogStore(conf);
+    this.conf = DeltaLakeEngine.withAtomicLocalLogStore(conf);
+    this.engine = DeltaLakeEngine.create(this.conf);
     this.layout = layout;
     this.tableRoot = tablePath(warehouse, layout.name);
-    this.log = DeltaLog.forTable(this.conf, tableRoot);
-  }
-
-  /**
-   * A copy of {@code conf} whose {@code file:} tables use {@link AtomicLocalLogStore} unless the
-   * user chose a log store for {@code file:} already.
-   */
-  static Configuration withAtomicLocalLogStore(Configuration conf) {
-    Configuration copy = new Configuration(conf);
-    copy.setIfUnset(AtomicLocalLogStore.CONF_KEY, AtomicLocalLogStore.class.getName());
-    return copy;
   }
 
   static Path tablePath(String warehouse, String table) {
     return new Path(warehouse, table);
   }
 
-  DeltaLog deltaLog() {
-    return log;
+  Engine engine() {
+    return engine;
+  }
+
+  Path tableRoot() {
+    return tableRoot;
+  }
+
+  /**
+   * Fails, with one line naming the table and the table features, when the table under {@code
+   * warehouse} exists with a protocol or feature that Kernel cannot write; a table that does not
+   * exist yet is writable. Called before a run writes any data file, and again by every commit.
+   */
+  static void checkWritable(Configuration conf, String warehouse, TableLayout<?> layout) {
+    Engine engine = DeltaLakeEngine.create(conf);
+    Path root = tablePath(warehouse, layout.name);
+    Snapshot snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
+    if (snapshot != null) {
+      try {
+        buildUpdate(engine, root, snapshot, Operation.WRITE, null, -1, null);
+      } catch (IllegalStateException e) {
+        // The user's table, not a failure of the run: one line, no trace.
+        throw new IllegalArgumentException(e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Features Kernel writes but our data files cannot honour: our Parquet writer writes logical
+   * column names (column mapping needs physical ones) and leaves partition columns out of the
+   * files (Iceberg compatibility and materialized partition columns need them in).
+   */
+  private static Set<String> featuresOurWriterCannotWrite(Snapshot snapshot) {
+    Set<String> refused = new java.util.TreeSet<>();
+    Map<String, String> conf = snapshot.getMetadata().getConfiguration();
+    String mapping = conf.getOrDefault("delta.columnMapping.mode", "none");
+    if (!mapping.equalsIgnoreCase("none")) {
+      refused.add("columnMapping");
+    }
+    for (String compat : List.of("icebergCompatV2", "icebergCompatV3")) {
+      if (Boolean.parseBoolean(conf.getOrDefault("delta.enable" + compat.substring(0, 1)
+          .toUpperCase(java.util.Locale.ROOT) + compat.substring(1), "false"))) {
+        refused.add(compat);
+      }
+    }
+    if (snapshot.getProtocol().getWriterFeatures().contains("materializePartitionColumns")) {
+      refused.add("materializePartitionColumns");
+    }
+    return refused;
+  }
+
+  /** The message of a refused table: one line, the table and the features. */
+  static IllegalStateException notWritable(Path root, KernelException e) {
+    return notWritable(
+        root, e instanceof UnsupportedTableFeatureException u ? u.getUnsupportedFeatures() : null);
+  }
+
+  private static IllegalStateException notWritable(Path root, Set<String> features) {
+    return new IllegalStateException(
+        "Delta table "
+            + root
+            + " uses table feature(s) "
+            + (features == null || features.isEmpty() ? "(a newer protocol)" : features)
+            + " that streamrecon cannot write (docs/delta-kernel.md); nothing was committed");
+  }
+
+  /**
+   * An update transaction on {@code snapshot}, with the app id's version when appId != null and the
+   * evolved schema when schema != null; a table Kernel cannot write fails with one line.
+   */
+  static Transaction buildUpdate(
+      Engine engine,
+      Path root,
+      Snapshot snapshot,
+      Operation operation,
+      String appId,
+      long version,
+      StructType schema) {
+    Set<String> ours = featuresOurWriterCannotWrite(snapshot);
+    if (!ours.isEmpty()) {
+      throw notWritable(root, ours);
+    }
+    try {
+      var builder = snapshot.buildUpdateTableTransaction(ENGINE_INFO, operation);
+      if (appId != null) {
+        builder = builder.withTransactionId(appId, version);
+      }
+      if (schema != null) {
+        builder = builder.withUpdatedSchema(schema);
+      }
+      return builder.build(engine);
+    } catch (UnsupportedTableFeatureException | UnsupportedProtocolVersionException e) {
+      throw notWritable(root, e);
+    }
   }
 
   /**
    * Commits the rows of {@code files} that this writer has not stored yet, in one transaction
-   * carrying {@code SetTransaction(appId, ...)}; {@code txnVersion} (the pane index) is recorded in
-   * the commit's user metadata. A row is a copy when its identity ({@link TableLayout#identity})
-   * equals that of a row this writer committed recently ({@link WriterHistory}) or of an earlier row
-   * of the batch; a file with copies is rewritten without them.
+   * carrying the transaction identifier {@code (appId, version)}, the version at least {@code
+   * txnVersion} (the pane index). A row is a copy when its identity ({@link TableLayout#identity})
+   * equals that of a row this writer committed recently ({@link WriterHistory}) or of an earlier
+   * row of the batch; a file with copies is rewritten without them.
    */
   Outcome commit(String appId, long txnVersion, List<DataFile> files) {
     return commit(appId, txnVersion, files, false);
@@ -146,14 +243,17 @@ final class DeltaLakeCommitter {
       String appId, long txnVersion, List<DataFile> files, boolean rememberCommit) {
     WriterHistory history =
         histories.computeIfAbsent(
-            appId, id -> new WriterHistory(conf, log, tableRoot, layout, id));
-    DeltaConcurrentModificationException last = null;
+            appId, id -> new WriterHistory(conf, engine, tableRoot, layout, id));
+    RuntimeException last = null;
     for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      OptimisticTransaction txn = log.startTransaction();
-      // Read inside the transaction: a concurrent commit of the same app id (the same pane
-      // retried elsewhere) makes ours fail, and the next attempt recognises its rows.
-      long recorded = txn.txnVersion(appId);
-      history.refresh(txn.readVersion());
+      Snapshot snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, tableRoot);
+      long readVersion = snapshot == null ? -1 : snapshot.getVersion();
+      // Read from the snapshot the transaction is built on: a commit of the same app id after it
+      // (the same pane retried elsewhere) makes ours fail, and the next attempt recognises its
+      // rows.
+      long recorded =
+          snapshot == null ? -1 : snapshot.getLatestTransactionVersion(engine, appId).orElse(-1L);
+      history.refresh(readVersion);
       Plan plan;
       try {
         plan = plan(history, files);
@@ -165,42 +265,36 @@ final class DeltaLakeCommitter {
             plan.recognised.stream()
                 .mapToLong(r -> r.storedAt().tableVersion())
                 .max()
-                .orElse(txn.readVersion());
+                .orElse(readVersion);
         return new Outcome(version, true, List.of(), plan.recognised);
       }
-      List<Action> actions = new ArrayList<>();
-      if (txn.readVersion() < 0) {
-        actions.add(newMetadata());
-      } else {
-        Metadata evolved = checkSchema(txn.metadata());
-        if (evolved != null) {
-          actions.add(evolved);
-        }
-      }
-      // Monotone per app id, as Delta readers expect of a SetTransaction version.
+      // Monotone per app id, as Delta readers expect of a transaction identifier's version.
       long recordedVersion = Math.max(recorded + 1, txnVersion);
-      actions.add(
-          new SetTransaction(appId, recordedVersion, Optional.of(System.currentTimeMillis())));
-      long rows = 0;
-      long bytes = 0;
-      for (DataFile f : plan.files) {
-        actions.add(toAddFile(f));
-        rows += f.numRecords();
-        bytes += f.sizeBytes();
+      StructType evolved = snapshot == null ? null : evolvedSchema(snapshot);
+      if (evolved != null) {
+        addColumns(snapshot, evolved);
+        continue;
       }
-      Operation operation =
-          new Operation(
-              Operation.Name.WRITE,
-              // Values are written into the log as raw JSON; Spark reads them as strings.
-              Map.of("mode", "\"Append\"", "partitionBy", partitionByJson()),
-              Map.of(
-                  "numFiles", Long.toString(plan.files.size()),
-                  "numOutputRows", Long.toString(rows),
-                  "numOutputBytes", Long.toString(bytes)),
-              Optional.of(appId + " pane " + txnVersion));
       try {
-        CommitResult result = txn.commit(actions, operation, ENGINE_INFO);
+        Transaction txn =
+            snapshot == null
+                ? Table.forPath(engine, tableRoot.toString())
+                    // Fails (and is retried) when another writer created the table meanwhile.
+                    .createTransactionBuilder(engine, ENGINE_INFO, Operation.CREATE_TABLE)
+                    .withSchema(engine, layout.deltaSchema())
+                    .withPartitionColumns(engine, layout.partitionColumnNames())
+                    .withTransactionId(engine, appId, recordedVersion)
+                    .build(engine)
+                : buildUpdate(
+                    engine, tableRoot, snapshot, Operation.WRITE, appId, recordedVersion, null);
+        List<Row> actions = new ArrayList<>();
+        for (DataFile f : plan.files) {
+          actions.add(SingleAction.createAddFileSingleAction(toAddFile(f)));
+        }
+        TransactionCommitResult result =
+            txn.commit(engine, CloseableIterable.inMemoryIterable(toCloseable(actions)));
         long version = result.getVersion();
+        checkpointIfDue(result);
         if (rememberCommit) {
           try {
             history.addOwn(version, plan.files);
@@ -221,15 +315,75 @@ final class DeltaLakeCommitter {
                   : r);
         }
         return new Outcome(version, false, plan.files, recognised);
-      } catch (ConcurrentTransactionException e) {
-        // The same app id committed meanwhile: the next attempt recognises its rows.
-        last = e;
-      } catch (DeltaConcurrentModificationException e) {
+      } catch (ConcurrentWriteException | TableAlreadyExistsException e) {
+        // The same app id committed meanwhile (the next attempt recognises its rows), another
+        // writer created the table or changed its metadata first, or Kernel's own retries ran out.
         last = e;
       }
     }
     throw new IllegalStateException(
         "could not commit to " + layout.name + " after " + MAX_ATTEMPTS + " attempts", last);
+  }
+
+  /**
+   * Commits the schema with the nullable columns the table lacks, alone, as the version after
+   * {@code snapshot}; when another writer took that version, the caller reads the table again.
+   * Kernel changes a schema only on tables with column mapping, which ours (and the tables of
+   * older releases) do not have, so this commit is ours: a {@code metaData} action with the new
+   * schema and the table's id, partitioning and configuration unchanged, written through Kernel's
+   * log store (atomic, failing when the version exists). Spark writes the same for {@code ALTER
+   * TABLE ADD COLUMNS}.
+   */
+  private void addColumns(Snapshot snapshot, StructType evolved) {
+    // The table must be writable before we write to its log ourselves.
+    buildUpdate(engine, tableRoot, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
+    Metadata metadata = snapshot.getMetadata().withNewSchema(evolved);
+    long version = snapshot.getVersion() + 1;
+    CommitInfo info =
+        new CommitInfo(
+            Optional.empty(),
+            System.currentTimeMillis(),
+            Optional.of(ENGINE_INFO),
+            Optional.of("ADD COLUMNS"),
+            Map.of(),
+            Optional.of(false),
+            Optional.of(UUID.randomUUID().toString()),
+            Map.of());
+    List<Row> actions =
+        List.of(
+            SingleAction.createCommitInfoSingleAction(info.toRow()),
+            SingleAction.createMetadataSingleAction(metadata.toRow()));
+    String file =
+        FileNames.deltaFile(snapshot.getLogPath(), version);
+    try {
+      engine.getJsonHandler().writeJsonFileAtomically(file, toCloseable(actions), false);
+      LOG.info("table {}: added nullable columns to the schema (no file rewritten)", tableRoot);
+    } catch (FileAlreadyExistsException e) {
+      // Another writer committed this version first: read the table again.
+    } catch (IOException e) {
+      throw new UncheckedIOException("adding columns to " + tableRoot, e);
+    }
+  }
+
+  /**
+   * Writes the checkpoint Kernel asks for (every {@code delta.checkpointInterval} commits, 10 by
+   * default), as delta-standalone did on commit: without one every reader replays the whole JSON
+   * log. A failed checkpoint does not fail the commit; the next due one is tried again.
+   */
+  private void checkpointIfDue(TransactionCommitResult result) {
+    for (var hook : result.getPostCommitHooks()) {
+      if (hook.getType() == io.delta.kernel.hook.PostCommitHook.PostCommitHookType.CHECKPOINT) {
+        try {
+          hook.threadSafeInvoke(engine);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("checkpoint of {} failed; the next due one is tried again", layout.name, e);
+        }
+      }
+    }
+  }
+
+  private static <T> CloseableIterator<T> toCloseable(List<T> list) {
+    return io.delta.kernel.internal.util.Utils.toCloseableIterator(list.iterator());
   }
 
   private record Plan(List<DataFile> files, List<Recognised> recognised) {}
@@ -339,91 +493,85 @@ final class DeltaLakeCommitter {
     return null;
   }
 
-  static AddFile toAddFile(DataFile f) {
-    String encodedStats;
-    try {
-      // delta-standalone writes the string as is; the protocol wants a JSON string holding JSON.
-      encodedStats = FileStats.JSON.writeValueAsString(f.stats());
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
-    }
-    return new AddFile(
-        f.path(),
-        f.partitionValues(),
-        f.sizeBytes(),
-        f.modificationTime(),
-        true,
-        encodedStats,
-        null);
+  /**
+   * The {@code add} action of a data file, with our statistics JSON as it is: Kernel's public path
+   * ({@code generateAppendActions}) would serialise its own {@code DataFileStatistics} instead,
+   * which does not carry the statistics our readers and pointers rely on in the same form.
+   */
+  static Row toAddFile(DataFile f) {
+    return toAddFile(f, true);
   }
 
-  private String partitionByJson() {
-    try {
-      return FileStats.JSON.writeValueAsString(
-          FileStats.JSON.writeValueAsString(layout.partitionColumnNames()));
-    } catch (JsonProcessingException e) {
-      throw new UncheckedIOException(e);
-    }
+  /** {@link #toAddFile(DataFile)}; {@code dataChange=false} for a rewrite of stored rows. */
+  static Row toAddFile(DataFile f, boolean dataChange) {
+    return addFile(
+        f.path(), f.partitionValues(), f.sizeBytes(), f.modificationTime(), dataChange, f.stats());
   }
 
-  Metadata newMetadata() {
-    return Metadata.builder()
-        .id(UUID.randomUUID().toString())
-        .name(layout.name)
-        .description("streamrecon " + layout.name)
-        .partitionColumns(layout.partitionColumnNames())
-        .schema(layout.deltaSchema())
-        .createdTime(System.currentTimeMillis())
-        .build();
+  /** An {@code add} action; {@code stats} is the statistics JSON (Kernel writes it as a string). */
+  static Row addFile(
+      String path,
+      Map<String, String> partitionValues,
+      long size,
+      long modificationTime,
+      boolean dataChange,
+      String stats) {
+    StructType schema = AddFile.FULL_SCHEMA;
+    Map<Integer, Object> values = new HashMap<>();
+    values.put(schema.indexOf("path"), path);
+    values.put(
+        schema.indexOf("partitionValues"), VectorUtils.stringStringMapValue(partitionValues));
+    values.put(schema.indexOf("size"), size);
+    values.put(schema.indexOf("modificationTime"), modificationTime);
+    values.put(schema.indexOf("dataChange"), dataChange);
+    values.put(schema.indexOf("stats"), stats);
+    return new GenericRow(schema, values);
   }
 
   /**
    * The table must hold every column we write, with the same type, and our partitioning. A
    * nullable top-level column that the table lacks (a table written by an older release, such as
    * {@code deltas} before {@code rules_id}) is added by a metadata update in the same commit,
-   * without rewriting any file: rows of older files read back as null in that column.
+   * without rewriting any file ({@link #addColumns}): rows of older files read back as null in
+   * that column.
    *
-   * @return the evolved metadata to commit, or null when the schema already fits
+   * @return the evolved schema to commit, or null when the schema already fits
    */
-  private Metadata checkSchema(Metadata metadata) {
-    StructType existing = metadata.getSchema();
+  private StructType evolvedSchema(Snapshot snapshot) {
+    StructType existing = snapshot.getSchema();
     StructType evolved = null;
-    for (StructField ours : layout.deltaSchema().getFields()) {
+    for (StructField ours : layout.deltaSchema().fields()) {
       StructField theirs = fieldOrNull(existing, ours.getName());
       if (theirs == null && ours.isNullable()) {
         evolved = (evolved == null ? existing : evolved).add(ours);
         continue;
       }
-      if (theirs == null || !theirs.getDataType().equals(ours.getDataType())) {
+      if (theirs == null || !theirs.getDataType().equivalent(ours.getDataType())) {
         throw new IllegalStateException(
             "table "
-                + log.getPath()
+                + tableRoot
                 + " has an incompatible schema: column "
                 + ours.getName()
                 + " is "
-                + (theirs == null ? "missing" : theirs.getDataType().getTypeName())
+                + (theirs == null ? "missing" : theirs.getDataType().toString())
                 + ", expected "
-                + ours.getDataType().getTypeName());
+                + ours.getDataType());
       }
     }
-    if (!metadata.getPartitionColumns().equals(layout.partitionColumnNames())) {
+    if (!snapshot.getPartitionColumnNames().equals(layout.partitionColumnNames())) {
       throw new IllegalStateException(
           "table "
-              + log.getPath()
+              + tableRoot
               + " is partitioned by "
-              + metadata.getPartitionColumns()
+              + snapshot.getPartitionColumnNames()
               + ", expected "
               + layout.partitionColumnNames());
     }
-    if (evolved != null) {
-      LOG.info("table {}: adding nullable columns to the schema (no file rewritten)", log.getPath());
-      return metadata.copyBuilder().schema(evolved).build();
-    }
-    return null;
+    return evolved;
   }
 
   private static StructField fieldOrNull(StructType schema, String name) {
-    for (StructField f : schema.getFields()) {
+    for (StructField f : schema.fields()) {
       if (f.getName().equals(name)) {
         return f;
       }

@@ -42,8 +42,8 @@ import org.joda.time.Duration;
  * Reads and writes the Delta Lake tables of docs/design.md#tables-and-pointers under a warehouse
  * directory (a local path or any Hadoop {@code FileSystem} URI): {@code raw_events}, {@code
  * deltas}, {@code dead_letters} and {@code late_events}. Data files are snappy Parquet written with
- * parquet-hadoop; commits go through delta-standalone, carry per-file statistics and are
- * idempotent.
+ * parquet-hadoop; commits go through Delta Kernel (docs/delta-kernel.md), carry per-file
+ * statistics and are idempotent.
  *
  * <p>A write has two stages. Each bundle writes its elements into Parquet files and describes
  * them. The descriptions are grouped under one key in the global window (one committer per table)
@@ -354,6 +354,7 @@ public final class DeltaLakeIO {
     @Override
     public PCollection<EventRef> expand(PCollection<Event> input) {
       config.validate("DeltaLakeIO.writeRawEvents()");
+      checkWritable(config.warehouse(), RAW_EVENTS);
       return commitAndExpand(
           writeAndGroup(input, RAW_EVENTS, config), config, input.getName());
     }
@@ -403,6 +404,8 @@ public final class DeltaLakeIO {
     @Override
     public PCollectionTuple expand(PCollection<ParseOutcome> input) {
       config.validate("DeltaLakeIO.writeRawEvents().fromOutcomes()");
+      checkWritable(config.warehouse(), RAW_EVENTS);
+      checkWritable(config.warehouse(), DeltaLakeIO.DEAD_LETTERS);
       PCollectionTuple written =
           intoGlobalWindow(input)
               .apply(
@@ -474,6 +477,7 @@ public final class DeltaLakeIO {
     @Override
     public PCollection<DeltaLakeCommit> expand(PCollection<T> input) {
       config.validate("DeltaLakeIO.write(" + table + ")");
+      checkWritable(config.warehouse(), table);
       String appId = appId(config.effectiveWriterId(), table, input.getName());
       CommitFiles.CommitFn fn =
           config.stableInput()
@@ -541,5 +545,15 @@ public final class DeltaLakeIO {
           .apply("ReadPayloadPairs", ParDo.of(new ReadPayloads.FetchFn(warehouse)))
           .setCoder(PayloadPairCoder.of());
     }
+  }
+
+  /**
+   * Refuses, while the pipeline is built and so before any data file is written, a table that
+   * exists with a table feature Delta Kernel cannot write (docs/delta-kernel.md): one line naming
+   * the table and the features.
+   */
+  static void checkWritable(String warehouse, String table) {
+    DeltaLakeCommitter.checkWritable(
+        new org.apache.hadoop.conf.Configuration(), warehouse, TableLayouts.forName(table));
   }
 }

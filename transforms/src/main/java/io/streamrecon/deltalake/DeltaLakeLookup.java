@@ -1,12 +1,10 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.model.DeltaRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,12 +64,11 @@ public final class DeltaLakeLookup {
       String warehouse, TableLayout<?> layout, String naturalId, boolean withLocation, Cost[] cost) {
     Configuration conf = new Configuration();
     Path root = DeltaLakeCommitter.tablePath(warehouse, layout.name);
-    DeltaLog log = DeltaLog.forTable(conf, root);
-    if (!log.tableExists()) {
+    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, root);
+    if (snapshot == null) {
       return List.of();
     }
-    List<AddFile> files = new ArrayList<>(log.update().getAllFiles());
-    files.sort(Comparator.comparing(AddFile::getPath));
+    List<TableFile> files = snapshot.files();
     FilterCompat.Filter filter =
         FilterCompat.get(
             FilterApi.eq(
@@ -82,12 +79,12 @@ public final class DeltaLakeLookup {
     List<Map<String, Object>> rows = new ArrayList<>();
     long opened = 0;
     long read = 0;
-    for (AddFile file : files) {
-      if (!FileStats.mayContain(file.getStats(), PayloadReader.NATURAL_ID, naturalId)) {
+    for (TableFile file : files) {
+      if (!FileStats.mayContain(file.stats(), PayloadReader.NATURAL_ID, naturalId)) {
         continue;
       }
       opened++;
-      Path path = new Path(root, file.getPath());
+      Path path = new Path(root, file.path());
       try {
         InputFile input = HadoopInputFile.fromPath(path, conf);
         try (ParquetFileReader footer = ParquetFileReader.open(input, options)) {
@@ -104,7 +101,7 @@ public final class DeltaLakeLookup {
               row.put(
                   c.name,
                   c.partition
-                      ? TableLayout.partitionValue(c, file.getPartitionValues().get(c.name))
+                      ? TableLayout.partitionValue(c, file.partitionValues().get(c.name))
                       : DeltaLakeTables.value(g, c));
             }
             // The filter is exact for the row group and page stats it uses, not for every row.
@@ -112,14 +109,14 @@ public final class DeltaLakeLookup {
               continue;
             }
             if (withLocation) {
-              row.put(DeltaLakeTables.DATA_FILE, file.getPath());
+              row.put(DeltaLakeTables.DATA_FILE, file.path());
               row.put(DeltaLakeTables.ROW_INDEX, reader.getCurrentRowIndex());
             }
             rows.add(row);
           }
         }
       } catch (IOException e) {
-        throw new UncheckedIOException("reading " + file.getPath() + " of " + root, e);
+        throw new UncheckedIOException("reading " + file.path() + " of " + root, e);
       }
     }
     if (cost != null) {

@@ -1,8 +1,16 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.Table;
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.internal.InternalScanFileUtils;
+import io.delta.kernel.internal.util.VectorUtils;
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,6 +24,10 @@ import org.apache.hadoop.fs.Path;
  * transaction log for every reader of stored rows (lookups, reports, replay). Readers see data
  * files, their partition values and their statistics, never the log library's own types, so the
  * library behind the log can change in this one class.
+ *
+ * <p>The log is read with Delta Kernel: any table Kernel can read (protocol up to (3,7) with the
+ * reader features Kernel supports, such as deletion vectors, change data feed or column
+ * statistics settings Spark adds) reads here.
  */
 public final class DeltaLakeSnapshot {
 
@@ -50,17 +62,59 @@ public final class DeltaLakeSnapshot {
    * commit yet).
    */
   public static DeltaLakeSnapshot latest(Configuration conf, Path root) {
-    DeltaLog log = DeltaLog.forTable(conf, root);
-    if (!log.tableExists()) {
+    return latest(DeltaLakeEngine.create(conf), root);
+  }
+
+  /** {@link #latest(Configuration, Path)} through an engine the caller holds. */
+  static DeltaLakeSnapshot latest(Engine engine, Path root) {
+    Snapshot snapshot = kernelSnapshot(engine, root);
+    return snapshot == null ? null : of(engine, root, snapshot);
+  }
+
+  /** Kernel's latest snapshot of the table at {@code root}, or {@code null} when there is none. */
+  static Snapshot kernelSnapshot(Engine engine, Path root) {
+    try {
+      return Table.forPath(engine, root.toString()).getLatestSnapshot(engine);
+    } catch (TableNotFoundException e) {
       return null;
     }
-    Snapshot snapshot = log.update();
+  }
+
+  static DeltaLakeSnapshot of(Engine engine, Path root, Snapshot snapshot) {
     List<TableFile> files = new ArrayList<>();
-    for (AddFile f : snapshot.getAllFiles()) {
-      files.add(new TableFile(f.getPath(), f.getPartitionValues(), f.getSize(), f.getStats()));
+    for (Row add : addActions(engine, root, snapshot)) {
+      int stats = add.getSchema().indexOf("stats");
+      files.add(
+          new TableFile(
+              add.getString(add.getSchema().indexOf("path")),
+              VectorUtils.toJavaMap(add.getMap(add.getSchema().indexOf("partitionValues"))),
+              add.getLong(add.getSchema().indexOf("size")),
+              add.isNullAt(stats) ? null : add.getString(stats)));
     }
     files.sort(Comparator.comparing(TableFile::path));
     return new DeltaLakeSnapshot(root, snapshot.getVersion(), files);
+  }
+
+  /**
+   * The {@code add} action of every live file of {@code snapshot}, with its statistics, in log
+   * order: for the code that rewrites or removes files (compaction, retention), which needs the
+   * whole action.
+   */
+  static List<Row> addActions(Engine engine, Path root, Snapshot snapshot) {
+    List<Row> adds = new ArrayList<>();
+    try (CloseableIterator<FilteredColumnarBatch> batches =
+        snapshot.getScanBuilder().build().getScanFiles(engine, true)) {
+      while (batches.hasNext()) {
+        try (CloseableIterator<Row> rows = batches.next().getRows()) {
+          while (rows.hasNext()) {
+            adds.add(rows.next().getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the log of " + root, e);
+    }
+    return adds;
   }
 
   /** The latest snapshot of {@code table} under {@code warehouse}, or {@code null} if none. */

@@ -1,8 +1,6 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
@@ -19,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +33,7 @@ import org.joda.time.Instant;
 
 /**
  * A plain reader of the tables {@link DeltaLakeIO} writes, for the command line and tests: reads
- * the current snapshot through delta-standalone and its Parquet files, and maps rows back to
+ * the current snapshot ({@link DeltaLakeSnapshot}) and its Parquet files, and maps rows back to
  * column values or to the model records. Not meant for large tables (it holds the result in
  * memory); query those with Spark or another Delta reader.
  *
@@ -65,7 +62,7 @@ public final class DeltaLakeTables {
     return read(
         warehouse,
         TableLayouts.RAW_EVENTS,
-        f -> FileStats.mayContain(f.getStats(), PayloadReader.NATURAL_ID, naturalId),
+        f -> FileStats.mayContain(f.stats(), PayloadReader.NATURAL_ID, naturalId),
         row -> naturalId.equals(row.get(PayloadReader.NATURAL_ID)),
         true);
   }
@@ -105,8 +102,8 @@ public final class DeltaLakeTables {
 
   /** The current version of {@code table}, or -1 when it does not exist. */
   public static long tableVersion(String warehouse, String table) {
-    DeltaLog log = DeltaLog.forTable(new Configuration(), DeltaLakeCommitter.tablePath(warehouse, table));
-    return log.tableExists() ? log.update().getVersion() : -1;
+    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(warehouse, table);
+    return snapshot == null ? -1 : snapshot.version();
   }
 
   // ------------------------------------------------------------------ reading
@@ -114,26 +111,24 @@ public final class DeltaLakeTables {
   private static List<Map<String, Object>> read(
       String warehouse,
       TableLayout<?> layout,
-      Predicate<AddFile> fileFilter,
+      Predicate<TableFile> fileFilter,
       Predicate<Map<String, Object>> rowFilter,
       boolean withLocation) {
     Configuration conf = new Configuration();
     Path root = DeltaLakeCommitter.tablePath(warehouse, layout.name);
-    DeltaLog log = DeltaLog.forTable(conf, root);
-    if (!log.tableExists()) {
+    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, root);
+    if (snapshot == null) {
       return List.of();
     }
-    Snapshot snapshot = log.update();
-    List<AddFile> files = new ArrayList<>(snapshot.getAllFiles());
-    files.sort(Comparator.comparing(AddFile::getPath));
+    List<TableFile> files = snapshot.files();
     List<Map<String, Object>> rows = new ArrayList<>();
-    for (AddFile file : files) {
+    for (TableFile file : files) {
       if (!fileFilter.test(file)) {
         continue;
       }
       try (ParquetReader<Group> reader =
           DataFileFormat.reader(
-                  new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, file.getPath()), conf))
+                  new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, file.path()), conf))
               .build()) {
         long index = 0;
         for (Group g = reader.read(); g != null; g = reader.read(), index++) {
@@ -142,19 +137,19 @@ public final class DeltaLakeTables {
             row.put(
                 c.name,
                 c.partition
-                    ? TableLayout.partitionValue(c, file.getPartitionValues().get(c.name))
+                    ? TableLayout.partitionValue(c, file.partitionValues().get(c.name))
                     : value(g, c));
           }
           if (rowFilter.test(row)) {
             if (withLocation) {
-              row.put(DATA_FILE, file.getPath());
+              row.put(DATA_FILE, file.path());
               row.put(ROW_INDEX, index);
             }
             rows.add(row);
           }
         }
       } catch (IOException e) {
-        throw new UncheckedIOException("reading " + file.getPath() + " of " + root, e);
+        throw new UncheckedIOException("reading " + file.path() + " of " + root, e);
       }
     }
     return rows;

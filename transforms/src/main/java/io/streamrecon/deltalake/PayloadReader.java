@@ -1,8 +1,6 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.Snapshot;
-import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.model.Pointer;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -212,20 +210,20 @@ final class PayloadReader {
   private void readByKey(List<Pointer> gone, Map<Pointer, byte[]> result, Listener listener)
       throws IOException {
     gone.forEach(listener::fallback);
-    Snapshot snapshot = DeltaLog.forTable(conf, tableRoot).update();
+    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, tableRoot);
     Map<String, List<Pointer>> candidates = new TreeMap<>();
-    for (AddFile file : snapshot.getAllFiles()) {
+    for (TableFile file : snapshot == null ? List.<TableFile>of() : snapshot.files()) {
       List<Pointer> admitted = new ArrayList<>();
       for (Pointer p : gone) {
         if (partitionAdmits(file, p)
-            && FileStats.mayContain(file.getStats(), NATURAL_ID, p.naturalId())) {
+            && FileStats.mayContain(file.stats(), NATURAL_ID, p.naturalId())) {
           admitted.add(p);
         }
       }
       if (admitted.isEmpty()) {
         listener.fileSkippedByStats();
       } else {
-        candidates.put(file.getPath(), admitted);
+        candidates.put(file.path(), admitted);
       }
     }
     for (Map.Entry<String, List<Pointer>> e : candidates.entrySet()) {
@@ -283,12 +281,12 @@ final class PayloadReader {
         cause);
   }
 
-  private static boolean partitionAdmits(AddFile file, Pointer p) {
-    String side = file.getPartitionValues().get("side");
+  private static boolean partitionAdmits(TableFile file, Pointer p) {
+    String side = file.partitionValues().get("side");
     if (side != null && !side.equals(p.side().name())) {
       return false;
     }
-    String date = file.getPartitionValues().get("event_date");
+    String date = file.partitionValues().get("event_date");
     Matcher m = EVENT_DATE.matcher(p.dataFile());
     return date == null || !m.find() || date.equals(m.group(1));
   }

@@ -1,15 +1,15 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.types.ArrayType;
-import io.delta.standalone.types.BooleanType;
-import io.delta.standalone.types.DataType;
-import io.delta.standalone.types.DateType;
-import io.delta.standalone.types.IntegerType;
-import io.delta.standalone.types.LongType;
-import io.delta.standalone.types.StringType;
-import io.delta.standalone.types.StructField;
-import io.delta.standalone.types.StructType;
-import io.delta.standalone.types.TimestampType;
+import io.delta.kernel.types.ArrayType;
+import io.delta.kernel.types.BooleanType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.DateType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampType;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.LocalDate;
@@ -174,23 +174,23 @@ final class TableLayout<T> {
     return new StructType(toFields(columns, false));
   }
 
-  private static StructField[] toFields(List<ColumnSpec> columns, boolean insideArray) {
+  private static List<StructField> toFields(List<ColumnSpec> columns, boolean insideArray) {
     List<StructField> fields = new ArrayList<>();
     for (ColumnSpec c : columns) {
-      // Delta cannot enforce NOT NULL below an array, and delta-standalone refuses such schemas.
+      // Delta cannot enforce NOT NULL below an array, and Delta readers refuse such schemas.
       fields.add(new StructField(c.name, deltaType(c, insideArray), c.nullable || insideArray));
     }
-    return fields.toArray(new StructField[0]);
+    return fields;
   }
 
   private static DataType deltaType(ColumnSpec c, boolean insideArray) {
     return switch (c.kind) {
-      case STRING -> new StringType();
-      case INT -> new IntegerType();
-      case LONG -> new LongType();
-      case BOOLEAN -> new BooleanType();
-      case TIMESTAMP -> new TimestampType();
-      case DATE -> new DateType();
+      case STRING -> StringType.STRING;
+      case INT -> IntegerType.INTEGER;
+      case LONG -> LongType.LONG;
+      case BOOLEAN -> BooleanType.BOOLEAN;
+      case TIMESTAMP -> TimestampType.TIMESTAMP;
+      case DATE -> DateType.DATE;
       case STRUCT -> new StructType(toFields(c.children, insideArray));
       case ARRAY_OF_STRUCT -> new ArrayType(new StructType(toFields(c.children, true)), false);
     };

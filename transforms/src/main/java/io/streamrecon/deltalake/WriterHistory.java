@@ -1,11 +1,16 @@
 package io.streamrecon.deltalake;
 
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.VersionLog;
-import io.delta.standalone.actions.Action;
-import io.delta.standalone.actions.AddFile;
-import io.delta.standalone.actions.SetTransaction;
+import io.delta.kernel.Table;
+import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.data.Row;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.internal.DeltaLogActionUtils.DeltaAction;
+import io.delta.kernel.internal.TableImpl;
+import io.delta.kernel.internal.util.VectorUtils;
+import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.EnumSet;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -52,6 +57,8 @@ final class WriterHistory {
   static final int MAX_COMMITS = 100;
   static final long MAX_VERSIONS = 1000;
   private static final int VERIFIED_FILES_CACHED = 16;
+  private static final java.util.regex.Pattern COMMIT_FILE =
+      java.util.regex.Pattern.compile("\\d{20}\\.json");
 
   /** Where a stored row is; {@code tableVersion} is {@link #PENDING} until its commit is made. */
   record Location(long tableVersion, String path, long rowIndex) {}
@@ -63,7 +70,7 @@ final class WriterHistory {
   private record Commit(long version, List<StoredFile> files) {}
 
   private final Configuration conf;
-  private final DeltaLog log;
+  private final Engine engine;
   private final Path tableRoot;
   private final TableLayout<?> layout;
   private final String appId;
@@ -83,9 +90,9 @@ final class WriterHistory {
   private boolean initialised;
 
   WriterHistory(
-      Configuration conf, DeltaLog log, Path tableRoot, TableLayout<?> layout, String appId) {
+      Configuration conf, Engine engine, Path tableRoot, TableLayout<?> layout, String appId) {
     this.conf = conf;
-    this.log = log;
+    this.engine = engine;
     this.tableRoot = tableRoot;
     this.layout = layout;
     this.appId = appId;
@@ -97,35 +104,82 @@ final class WriterHistory {
       return;
     }
     long from = initialised ? scannedUpTo + 1 : Math.max(0, readVersion - MAX_VERSIONS + 1);
-    Iterator<VersionLog> changes = log.getChanges(from, false);
-    while (changes.hasNext()) {
-      VersionLog v = changes.next();
-      if (v.getVersion() > readVersion) {
-        break;
-      }
-      if (knownVersions.contains(v.getVersion())) {
-        continue;
-      }
-      List<AddFile> added = new ArrayList<>();
-      boolean ours = false;
-      for (Action a : v.getActions()) {
-        if (a instanceof SetTransaction t && t.getAppId().equals(appId)) {
-          ours = true;
-        } else if (a instanceof AddFile f) {
-          added.add(f);
-        }
-      }
-      if (ours) {
-        List<StoredFile> files = new ArrayList<>();
-        for (AddFile f : added) {
-          files.add(new StoredFile(f.getPath(), sorted(readIdentities(f.getPath(), f.getPartitionValues()).keySet())));
-        }
-        add(new Commit(v.getVersion(), files));
-      }
+    from = Math.max(from, earliestCommit());
+    if (from <= readVersion) {
+      readCommits(from, readVersion);
     }
     scannedUpTo = Math.max(scannedUpTo, readVersion);
     initialised = true;
     evict(readVersion);
+  }
+
+  /**
+   * Takes in the writer's commits among versions {@code from..to} of the log, reading only their
+   * {@code add} and {@code txn} actions.
+   */
+  private void readCommits(long from, long to) {
+    Table table = Table.forPath(engine, tableRoot.toString());
+    Map<Long, List<Row>> added = new LinkedHashMap<>();
+    Set<Long> ours = new HashSet<>();
+    try (CloseableIterator<ColumnarBatch> batches =
+        ((TableImpl) table)
+            .getChanges(engine, from, to, EnumSet.of(DeltaAction.ADD, DeltaAction.TXN))) {
+      while (batches.hasNext()) {
+        ColumnarBatch batch = batches.next();
+        int versionAt = batch.getSchema().indexOf("version");
+        int addAt = batch.getSchema().indexOf(DeltaAction.ADD.colName);
+        int txnAt = batch.getSchema().indexOf(DeltaAction.TXN.colName);
+        try (CloseableIterator<Row> rows = batch.getRows()) {
+          while (rows.hasNext()) {
+            Row r = rows.next();
+            long version = r.getLong(versionAt);
+            if (knownVersions.contains(version)) {
+              continue;
+            }
+            if (!r.isNullAt(txnAt)) {
+              Row txn = r.getStruct(txnAt);
+              if (appId.equals(txn.getString(txn.getSchema().indexOf("appId")))) {
+                ours.add(version);
+              }
+            }
+            if (!r.isNullAt(addAt)) {
+              added.computeIfAbsent(version, v -> new ArrayList<>()).add(r.getStruct(addAt));
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the log of " + tableRoot, e);
+    }
+    for (long version : new java.util.TreeSet<>(ours)) {
+      List<StoredFile> files = new ArrayList<>();
+      for (Row add : added.getOrDefault(version, List.of())) {
+        String path = add.getString(add.getSchema().indexOf("path"));
+        Map<String, String> partitionValues =
+            VectorUtils.toJavaMap(add.getMap(add.getSchema().indexOf("partitionValues")));
+        files.add(new StoredFile(path, sorted(readIdentities(path, partitionValues).keySet())));
+      }
+      add(new Commit(version, files));
+    }
+  }
+
+  /** The first version whose commit file the log still holds (older ones may be cleaned up). */
+  private long earliestCommit() {
+    Path log = new Path(tableRoot, "_delta_log");
+    long earliest = Long.MAX_VALUE;
+    try {
+      for (org.apache.hadoop.fs.FileStatus f : log.getFileSystem(conf).listStatus(log)) {
+        String name = f.getPath().getName();
+        if (COMMIT_FILE.matcher(name).matches()) {
+          earliest = Math.min(earliest, Long.parseLong(name.substring(0, 20)));
+        }
+      }
+    } catch (java.io.FileNotFoundException e) {
+      return Long.MAX_VALUE;
+    } catch (IOException e) {
+      throw new UncheckedIOException("listing the log of " + tableRoot, e);
+    }
+    return earliest;
   }
 
   /** Records a commit this writer just made (no need to read it back). */

@@ -6,6 +6,7 @@ import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.EventRef;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.StoredEvent;
 import java.util.List;
@@ -94,7 +95,7 @@ public final class RehashEvents extends PTransform<PCollection<StoredEvent>, PCo
     private final EventParser parser;
     private final Counter rehashed = Metrics.counter("streamrecon", "events_rehashed");
     private final Counter changed = Metrics.counter("streamrecon", "events_rehashed_changed");
-    private final Counter deadLetters = Metrics.counter("streamrecon", "dead_letters");
+    private final Counter deadLetters = Metrics.counter(MetricNames.NAMESPACE, "dead_letters");
     private transient EventParser.Scratch scratch;
 
     RehashFn(EventParser parser) {

@@ -131,8 +131,9 @@ public class DeltaLakeAutoCompactTest {
           warehouse, "app", c, TestEvents.events(Side.SOURCE, "s" + c, 2, TestEvents.T0));
     }
     Configuration conf = new Configuration();
-    DeltaLog log =
-        DeltaLog.forTable(conf, DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS));
+    org.apache.hadoop.fs.Path root = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
+    io.delta.kernel.engine.Engine engine = DeltaLakeEngine.create(conf);
+    DeltaLog log = DeltaLog.forTable(conf, root);
     List<AddFile> before = log.update().getAllFiles();
     AddFile big = before.stream().max(java.util.Comparator.comparingLong(AddFile::getSize)).get();
     assertThat(
@@ -142,8 +143,14 @@ public class DeltaLakeAutoCompactTest {
                 before.stream().mapToLong(AddFile::getSize).min().getAsLong())));
 
     DeltaLakeMaintenance.CompactResult r =
-        DeltaLakeMaintenance.autoCompact(
-            conf, log, TableLayouts.RAW_EVENTS, 3, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE, 2);
+        DeltaLakeCompaction.autoCompact(
+            conf,
+            engine,
+            root,
+            TableLayouts.RAW_EVENTS,
+            3,
+            DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE,
+            2);
 
     assertEquals(3, r.filesRemoved());
     List<String> after = log.update().getAllFiles().stream().map(AddFile::getPath).toList();
@@ -153,8 +160,14 @@ public class DeltaLakeAutoCompactTest {
     // Below the threshold nothing happens.
     assertEquals(
         0,
-        DeltaLakeMaintenance.autoCompact(
-                conf, log, TableLayouts.RAW_EVENTS, 3, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE, 2)
+        DeltaLakeCompaction.autoCompact(
+                conf,
+                engine,
+                root,
+                TableLayouts.RAW_EVENTS,
+                3,
+                DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE,
+                2)
             .filesRemoved());
   }
 

@@ -67,7 +67,9 @@ public class DeltaLakeCommitterTest {
 
     Snapshot snapshot = DeltaLog.forTable(conf, warehouse + "/raw_events").update();
     assertEquals(List.of("side", "event_date"), snapshot.getMetadata().getPartitionColumns());
-    assertEquals(TableLayouts.RAW_EVENTS.deltaSchema(), snapshot.getMetadata().getSchema());
+    assertEquals(
+        FileStats.JSON.readTree(TableLayouts.RAW_EVENTS.deltaSchema().toJson()),
+        FileStats.JSON.readTree(snapshot.getMetadata().getSchema().toJson()));
     Map<String, AddFile> byPath = new HashMap<>();
     for (AddFile f : snapshot.getAllFiles()) {
       byPath.put(f.getPath(), f);
@@ -419,10 +421,12 @@ public class DeltaLakeCommitterTest {
   public void refusesATableWithAnIncompatibleSchema() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     // A deltas table where raw_events should be.
-    DeltaLog log = DeltaLog.forTable(conf, warehouse + "/raw_events");
-    io.delta.standalone.OptimisticTransaction txn = log.startTransaction();
-    txn.updateMetadata(new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS).newMetadata());
-    txn.commit(List.of(), new io.delta.standalone.Operation(io.delta.standalone.Operation.Name.CREATE_TABLE), "test");
+    io.delta.kernel.engine.Engine engine = DeltaLakeEngine.create(conf);
+    io.delta.kernel.Table.forPath(engine, warehouse + "/raw_events")
+        .createTransactionBuilder(engine, "test", io.delta.kernel.Operation.CREATE_TABLE)
+        .withSchema(engine, TableLayouts.DELTAS.deltaSchema())
+        .build(engine)
+        .commit(engine, io.delta.kernel.utils.CloseableIterable.emptyIterable());
 
     List<DataFile> files = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 1, TestEvents.T0));
     IllegalStateException e =

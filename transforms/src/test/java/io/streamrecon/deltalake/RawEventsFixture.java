@@ -62,9 +62,16 @@ final class RawEventsFixture {
       }
     }
     for (DataFile f : rewritten) {
-      AddFile add = DeltaLakeCommitter.toAddFile(f);
+      // delta-standalone writes the stats string raw: encode it once more as a JSON string.
       actions.add(
-          new AddFile(add.getPath(), add.getPartitionValues(), add.getSize(), add.getModificationTime(), false, add.getStats(), null));
+          new AddFile(
+              f.path(),
+              f.partitionValues(),
+              f.sizeBytes(),
+              f.modificationTime(),
+              false,
+              FileStats.JSON.writeValueAsString(f.stats()),
+              null));
     }
     txn.commit(actions, new Operation(Operation.Name.MANUAL_UPDATE), "test-optimize");
     Path root = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);

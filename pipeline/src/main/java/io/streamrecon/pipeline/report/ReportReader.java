@@ -1,7 +1,7 @@
 package io.streamrecon.pipeline.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.report.ReportData.DeadLetterGroup;
@@ -159,7 +159,7 @@ final class ReportReader {
 
   private String allRunIds(TableScan raw) {
     Set<String> ids = new TreeSet<>();
-    for (AddFile f : raw.files()) {
+    for (TableFile f : raw.files()) {
       String id = TableScan.singleRunId(TableScan.stats(f));
       if (id != null) {
         ids.add(id);
@@ -182,9 +182,9 @@ final class ReportReader {
   // ------------------------------------------------------------------ raw_events, dead letters, late
 
   private void countRawEvents(TableScan raw) {
-    for (AddFile f : raw.files()) {
+    for (TableFile f : raw.files()) {
       JsonNode stats = TableScan.stats(f);
-      String side = f.getPartitionValues().get("side");
+      String side = f.partitionValues().get("side");
       String single = TableScan.singleRunId(stats);
       long n = TableScan.numRecords(stats);
       if (single != null && n >= 0 && side != null) {
@@ -212,7 +212,7 @@ final class ReportReader {
 
   private List<DeadLetterGroup> readDeadLetters(TableScan dead) {
     Map<String, DeadAcc> groups = new HashMap<>();
-    for (AddFile f : dead.files()) {
+    for (TableFile f : dead.files()) {
       if (!TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
         continue;
       }
@@ -275,7 +275,7 @@ final class ReportReader {
 
   private Map<Long, Long> readLateEvents(TableScan late) {
     Map<Long, Long> perHour = new TreeMap<>();
-    for (AddFile f : late.files()) {
+    for (TableFile f : late.files()) {
       if (!TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
         continue;
       }
@@ -299,7 +299,7 @@ final class ReportReader {
 
   private Set<String> readSupersededIds(TableScan deltas) {
     Set<String> ids = new HashSet<>();
-    for (AddFile f : deltas.files()) {
+    for (TableFile f : deltas.files()) {
       JsonNode stats = TableScan.stats(f);
       // A file whose supersedes column is all null needs no read.
       long nulls = stats == null ? -1 : stats.path("nullCount").path("supersedes").asLong(-1);
@@ -326,8 +326,8 @@ final class ReportReader {
    * and merges the passes in file order, so the result is the same as a sequential scan's.
    */
   private DeltaPass scanDeltas(TableScan deltas, Set<String> supersededIds) {
-    List<AddFile> files = new ArrayList<>();
-    for (AddFile f : deltas.files()) {
+    List<TableFile> files = new ArrayList<>();
+    for (TableFile f : deltas.files()) {
       if (TableScan.mayHaveRun(TableScan.stats(f), selection.runId())) {
         files.add(f);
       }
@@ -337,7 +337,7 @@ final class ReportReader {
         java.util.concurrent.Executors.newFixedThreadPool(
             Math.max(1, Math.min(threads(), files.size())));
     try {
-      for (AddFile f : files) {
+      for (TableFile f : files) {
         parts.add(
             pool.submit(
                 () -> {

@@ -2,13 +2,12 @@ package io.streamrecon.pipeline.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.delta.standalone.DeltaLog;
-import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.ParquetTimestamps;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -34,26 +33,22 @@ final class TableScan {
 
   private final Configuration conf = new Configuration();
   private final Path root;
-  private final List<AddFile> files;
+  private final List<TableFile> files;
+  private final boolean exists;
 
   TableScan(String warehouse, String table) {
     this.root = new Path(warehouse, table);
-    DeltaLog log = DeltaLog.forTable(conf, root);
-    if (log.tableExists()) {
-      List<AddFile> all = new ArrayList<>(log.update().getAllFiles());
-      all.sort(Comparator.comparing(AddFile::getPath));
-      this.files = all;
-    } else {
-      this.files = List.of();
-    }
+    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, root);
+    this.exists = snapshot != null;
+    this.files = snapshot == null ? List.of() : snapshot.files();
   }
 
   /** False when no run wrote the table (a run creates dead_letters and late_events only if needed). */
   boolean exists() {
-    return !files.isEmpty() || DeltaLog.forTable(conf, root).tableExists();
+    return exists;
   }
 
-  List<AddFile> files() {
+  List<TableFile> files() {
     return files;
   }
 
@@ -62,13 +57,13 @@ final class TableScan {
    * from several threads for different files: the reads share this scan's Hadoop configuration,
    * which they only read ({@code Configuration} reads are synchronised).
    */
-  void scan(AddFile file, List<String> columns, Consumer<Group> row) {
+  void scan(TableFile file, List<String> columns, Consumer<Group> row) {
     Projection projection = new Projection(columns);
     // ParquetReader.builder(support, path) and a copied Configuration both parse Hadoop's default
     // XML resources again for every file; a builder over an InputFile reuses this configuration.
     try (ParquetReader<Group> reader =
         new ParquetReader.Builder<Group>(
-            HadoopInputFile.fromPath(new Path(root, file.getPath()), conf)) {
+            HadoopInputFile.fromPath(new Path(root, file.path()), conf)) {
           @Override
           protected ReadSupport<Group> getReadSupport() {
             return projection;
@@ -78,13 +73,13 @@ final class TableScan {
         row.accept(g);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("reading " + file.getPath() + " of " + root, e);
+      throw new UncheckedIOException("reading " + file.path() + " of " + root, e);
     }
   }
 
   /** The parsed stats of a file, or null when it has none. */
-  static JsonNode stats(AddFile file) {
-    String s = file.getStats();
+  static JsonNode stats(TableFile file) {
+    String s = file.stats();
     if (s == null || s.isEmpty()) {
       return null;
     }

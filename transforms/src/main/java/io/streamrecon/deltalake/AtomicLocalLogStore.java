@@ -21,16 +21,15 @@ import org.apache.hadoop.fs.Path;
  * {@link DeltaLakeEngine} as {@value #CONF_KEY}: makes a commit's log file appear atomically and
  * only if no other writer has taken that version, across threads and processes.
  *
- * <p>Why: Delta Kernel (like delta-standalone before it) uses {@code io.delta.storage.HDFSLogStore}
- * for {@code file:}. Its
- * "create only if absent" is an existence check followed by {@code FileContext.rename}, and its
- * only lock ({@code synchronized}, per log store instance, i.e. per {@code DeltaLog}) is taken
- * only when the file system is a {@code RawLocalFileSystem}, which Hadoop's default local file
- * system ({@code LocalFileSystem}, a checksumming wrapper) is not (seen with Kernel 4.4: a reader
- * got a checksum error on a commit file while two compactions and a writer raced). The local rename replaces an
- * existing file, so two writers racing for one version both "succeed": the later silently replaces
- * the earlier's commit (its rows are lost), and as the checksum wrapper renames the data file and
- * its {@code .crc} one after the other, a reader in between gets a {@code ChecksumException}.
+ * <p>Why: Delta Kernel uses {@code io.delta.storage.HDFSLogStore} for {@code file:}. Its "create
+ * only if absent" is an existence check followed by {@code FileContext.rename}, and its only lock
+ * ({@code synchronized}, per log store instance) is taken only when the file system is a {@code
+ * RawLocalFileSystem}, which Hadoop's default local file system ({@code LocalFileSystem}, a
+ * checksumming wrapper) is not: a reader can get a checksum error on a commit file while two
+ * compactions and a writer race. The local rename replaces an existing file, so two writers
+ * racing for one version both "succeed": the later silently replaces the earlier's commit (its
+ * rows are lost), and as the checksum wrapper renames the data file and its {@code .crc} one after
+ * the other, a reader in between gets a {@code ChecksumException}.
  *
  * <p>Here a new log file is written completely under a temporary name, forced to disk, then
  * published with a hard link ({@code link(2)} fails atomically when the name exists, which is the

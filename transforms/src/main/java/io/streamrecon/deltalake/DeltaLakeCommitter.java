@@ -367,8 +367,7 @@ final class DeltaLakeCommitter {
 
   /**
    * Writes the checkpoint Kernel asks for (every {@code delta.checkpointInterval} commits, 10 by
-   * default), as delta-standalone did on commit: without one every reader replays the whole JSON
-   * log. A failed checkpoint does not fail the commit; the next due one is tried again.
+   * default): without one every reader replays the whole JSON log. A failed checkpoint does not fail the commit; the next due one is tried again.
    */
   private void checkpointIfDue(TransactionCommitResult result) {
     for (var hook : result.getPostCommitHooks()) {

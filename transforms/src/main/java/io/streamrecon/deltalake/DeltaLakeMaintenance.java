@@ -42,9 +42,6 @@ public final class DeltaLakeMaintenance {
    */
   public static final Duration RETENTION_MARGIN = Duration.standardDays(1);
 
-  /** The value of {@code operationParameters.operation} in the commit info of a compaction. */
-  public static final String COMPACT_OPERATION = "OPTIMIZE";
-
   static final int MAX_ATTEMPTS = 20;
 
   /** What {@link #compact} did to one table. */

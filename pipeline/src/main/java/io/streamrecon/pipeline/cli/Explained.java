@@ -50,7 +50,8 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
     }
     java.util.Set<String> lines = new java.util.LinkedHashSet<>();
     for (io.streamrecon.model.DeltaRecord d : deltas) {
-      for (io.streamrecon.model.Pointer p : java.util.Arrays.asList(d.sourcePointer(), d.targetPointer())) {
+      for (io.streamrecon.model.Pointer p :
+          java.util.Arrays.asList(d.sourcePointer(), d.targetPointer())) {
         if (p != null && !stored.contains(p.side() + "/" + p.sha256())) {
           lines.add(
               p.side()

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
       ReportScaleCommand.class,
       io.streamrecon.deltalake.DeltaLakeLogBench.class,
       io.streamrecon.deltalake.ExplainLookupBench.class,
-      io.streamrecon.deltalake.AutoCompactBench.class
+      io.streamrecon.bench.deltalake.AutoCompactBench.class
     })
 public final class BenchMain {
   public static void main(String[] args) {

@@ -7,6 +7,7 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.utils.CloseableIterable;
+import io.streamrecon.bench.deltalake.NoForkLocalFileSystem;
 import io.streamrecon.model.DataFileName;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;

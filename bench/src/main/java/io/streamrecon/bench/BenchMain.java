@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
       ContenderMain.class,
       ReportScaleCommand.class,
       io.streamrecon.deltalake.DeltaLakeLogBench.class,
-      io.streamrecon.deltalake.ExplainLookupBench.class,
+      io.streamrecon.bench.deltalake.ExplainLookupBench.class,
       io.streamrecon.bench.deltalake.AutoCompactBench.class
     })
 public final class BenchMain {

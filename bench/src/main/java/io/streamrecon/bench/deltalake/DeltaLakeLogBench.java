@@ -189,8 +189,8 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     for (long step : steps) {
       // History up to the window is written as commit files with the content of a real commit
       // (a real commit on this loaded machine takes ~150 ms); the last `measured` commits of each
-      // step are real, through the project's committer, and timed. The first real commits after a fill
-      // read the synthetic tail and write a checkpoint: they are warm-up, not timed.
+      // step are real, through the project's committer, and timed. The first real commits after a
+      // fill read the synthetic tail and write a checkpoint: they are warm-up, not timed.
       long fillTo = step - measured - WARM_UP;
       if (done < fillTo) {
         long t = System.nanoTime();

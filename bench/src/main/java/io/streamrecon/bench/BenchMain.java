@@ -1,5 +1,8 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.bench.deltalake.AutoCompactBench;
+import io.streamrecon.bench.deltalake.DeltaLakeLogBench;
+import io.streamrecon.bench.deltalake.ExplainLookupBench;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -16,9 +19,9 @@ import picocli.CommandLine.Command;
       StreamingChart.class,
       ContenderMain.class,
       ReportScaleCommand.class,
-      io.streamrecon.deltalake.DeltaLakeLogBench.class,
-      io.streamrecon.deltalake.ExplainLookupBench.class,
-      io.streamrecon.deltalake.AutoCompactBench.class
+      DeltaLakeLogBench.class,
+      ExplainLookupBench.class,
+      AutoCompactBench.class
     })
 public final class BenchMain {
   public static void main(String[] args) {

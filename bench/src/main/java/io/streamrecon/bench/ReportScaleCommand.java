@@ -1,7 +1,7 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.bench.deltalake.SyntheticDeltas;
 import io.streamrecon.deltalake.DeltaLakeIO;
-import io.streamrecon.deltalake.SyntheticDeltas;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

@@ -2,11 +2,11 @@ package io.streamrecon.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamrecon.deltalake.DataFileCommits;
+import io.streamrecon.bench.deltalake.DataFileCommits;
+import io.streamrecon.bench.deltalake.TableRows;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables.StoredDeltaRecord;
 import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.deltalake.TableRows;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.testing.ChildProcesses;

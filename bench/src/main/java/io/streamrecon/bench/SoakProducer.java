@@ -1,6 +1,6 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.transforms.PairingBuckets;
+import io.streamrecon.transforms.PairEvents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -200,7 +200,7 @@ final class SoakProducer implements AutoCloseable {
           send(sourceTopic, HOT_ID, json(HOT_ID, now, hotVersion, 0, "src"), null, -1);
           send(targetTopic, HOT_ID, json(HOT_ID, now, hotVersion, 0, "tgt"), null, -1);
           synchronized (this) {
-            bucketsSeen.set(PairingBuckets.of(HOT_ID, Math.max(plan.buckets(), 1)));
+            bucketsSeen.set(PairEvents.bucketOf(HOT_ID, Math.max(plan.buckets(), 1)));
           }
           continue;
         }
@@ -225,7 +225,7 @@ final class SoakProducer implements AutoCloseable {
         }
         synchronized (this) {
           kinds[kind.ordinal()]++;
-          bucketsSeen.set(PairingBuckets.of(id, Math.max(plan.buckets(), 1)));
+          bucketsSeen.set(PairEvents.bucketOf(id, Math.max(plan.buckets(), 1)));
         }
         idsProduced.incrementAndGet();
       }
@@ -249,7 +249,7 @@ final class SoakProducer implements AutoCloseable {
     while (true) {
       long candidate = hotBucketCandidate++;
       String id = String.format(HOT_BUCKET_ID_PREFIX + "%09d", candidate);
-      if (PairingBuckets.of(id, buckets) == 0) {
+      if (PairEvents.bucketOf(id, buckets) == 0) {
         synchronized (this) {
           if (hotBucketIds == hotBucketCandidates.length) {
             hotBucketCandidates = Arrays.copyOf(hotBucketCandidates, hotBucketIds * 2);

@@ -303,8 +303,14 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * The bucket of {@code naturalId} among {@code buckets}: {@link String#hashCode()} (specified by
    * the Java language, so the same on every JVM and across restarts) spread by MurmurHash3's
    * finaliser, since ids that differ only in their last characters have close hash codes.
+   *
+   * <p>Public so that tools outside the pipeline (a load generator, a skew check) can tell which
+   * runner key, and so which worker's state, an id lands on; the function is part of the state
+   * layout and stays the same across releases, as restored jobs need.
+   *
+   * @param buckets the number of buckets the transform is configured with, at least 1
    */
-  static int bucketOf(String naturalId, int buckets) {
+  public static int bucketOf(String naturalId, int buckets) {
     int h = naturalId.hashCode();
     h ^= h >>> 16;
     h *= 0x85ebca6b;

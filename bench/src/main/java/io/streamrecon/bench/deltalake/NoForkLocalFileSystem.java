@@ -1,4 +1,4 @@
-package io.streamrecon.deltalake;
+package io.streamrecon.bench.deltalake;
 
 import java.io.IOException;
 import java.net.URI;
@@ -18,17 +18,19 @@ import org.apache.hadoop.fs.permission.FsPermission;
 /**
  * Hadoop's local file system with {@code setPermission} done through java.nio. Without Hadoop's
  * native library, every file Hadoop creates locally (each Delta commit, checkpoint and Parquet
- * file) forks a {@code chmod} process, and every rename (each commit) a {@code readlink}; on this shared, loaded 2-core machine that fork dominated
- * a commit (seconds at load 25). The log benchmark installs it ({@code --noFork}, the default) to
- * measure the Delta log rather than process creation; {@code --noFork=false} shows the fork cost.
+ * file) forks a {@code chmod} process, and every rename (each commit) a {@code readlink}; on a
+ * shared, loaded 2-core machine that fork dominated a commit. The log benchmark installs it
+ * ({@code --noFork}, the default) to measure the Delta log rather than process creation; {@code
+ * --noFork=false} shows the fork cost.
  */
 public class NoForkLocalFileSystem extends LocalFileSystem {
+  /** Hadoop instantiates file systems by reflection, named in the installed configuration. */
   public NoForkLocalFileSystem() {
     super(new Raw());
   }
 
   /** Installs this file system for {@code file:} in every Configuration created from now on. */
-  static void install() {
+  public static void install() {
     Configuration.addDefaultResource("streamrecon-bench-nofork-core.xml");
   }
 

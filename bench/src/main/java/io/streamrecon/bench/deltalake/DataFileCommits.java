@@ -1,12 +1,15 @@
-package io.streamrecon.deltalake;
+package io.streamrecon.bench.deltalake;
 
 import io.delta.kernel.Table;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.Row;
+import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.internal.DeltaLogActionUtils.DeltaAction;
 import io.delta.kernel.internal.TableImpl;
 import io.delta.kernel.utils.CloseableIterator;
+import io.streamrecon.deltalake.DeltaLakeEngine;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -37,16 +40,18 @@ public final class DataFileCommits {
    * maps none of its files.
    */
   public static Map<String, Commit> of(Configuration conf, String warehouse, String table) {
-    Path root = DeltaLakeCommitter.tablePath(warehouse, table);
+    Path root = new Path(warehouse, table);
     Engine engine = DeltaLakeEngine.create(conf);
     Map<String, Commit> added = new HashMap<>();
-    var snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
-    if (snapshot == null) {
+    TableImpl t = (TableImpl) Table.forPath(engine, root.toString());
+    Snapshot snapshot;
+    try {
+      snapshot = t.getLatestSnapshot(engine);
+    } catch (TableNotFoundException e) {
       return added;
     }
     Map<Long, Long> timestamps = new TreeMap<>();
     Map<Long, List<String>> paths = new TreeMap<>();
-    TableImpl t = (TableImpl) Table.forPath(engine, root.toString());
     try (CloseableIterator<ColumnarBatch> batches =
         t.getChanges(
             engine,

@@ -1,5 +1,10 @@
-package io.streamrecon.deltalake;
+package io.streamrecon.bench.deltalake;
 
+import io.streamrecon.deltalake.DeltaLakeAppender;
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeLookup;
+import io.streamrecon.deltalake.DeltaLakeMaintenance;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;
@@ -24,7 +29,9 @@ import picocli.CommandLine.Option;
  * a streaming run writes them, so file-level min/max stats rarely exclude a file), then the
  * command's wall time for keys that exist, before and after {@code compact}.
  */
-@Command(name = "explainlookup", description = "explain --naturalId on a large raw_events table.")
+@Command(
+    name = "explainlookup",
+    description = "explain --naturalId on a large raw_events table.")
 public final class ExplainLookupBench implements Callable<Integer> {
   @Option(names = "--dir", required = true, description = "empty scratch directory")
   Path dir;
@@ -38,7 +45,11 @@ public final class ExplainLookupBench implements Callable<Integer> {
   @Option(names = "--lookups", defaultValue = "5")
   int lookups;
 
-  @Option(names = "--compact", defaultValue = "true", arity = "1", description = "compact, then measure again")
+  @Option(
+      names = "--compact",
+      defaultValue = "true",
+      arity = "1",
+      description = "compact, then measure again")
   boolean compact;
 
   @Option(
@@ -53,9 +64,8 @@ public final class ExplainLookupBench implements Callable<Integer> {
     Files.createDirectories(dir);
     String warehouse = dir.toString();
     Configuration conf = new Configuration();
-    TableLayout<Event> layout = bloomFilter ? TableLayouts.RAW_EVENTS : withoutBloomFilters(TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, layout);
-    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
     long writeCpu = 0;
     Random random = new Random(42);
     int perFile = rows / files;
@@ -65,42 +75,46 @@ public final class ExplainLookupBench implements Callable<Integer> {
     long bytes = 0;
     // An existing table (from an earlier run) is measured as it is.
     boolean exists = Files.isDirectory(dir.resolve(DeltaLakeIO.RAW_EVENTS).resolve("_delta_log"));
-    for (int f = 0; exists ? false : f < files; f++) {
-      // Bloom filters sized as WriteDataFilesFn sizes them: the default for its first bundle, then
-      // the rows of the previous bundle's largest file.
-      long expectedRows = f == 0 ? DataFileWriter.DEFAULT_EXPECTED_ROWS : perFile;
-      long cpu0 = threads.getCurrentThreadCpuTime();
-      try (DataFileWriter<Event> w =
-          new DataFileWriter<>(
-              conf,
-              DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS),
-              layout,
-              "bench",
-              DataFileWriter.MAX_FILE_BYTES,
-              expectedRows)) {
+    // Bloom filters sized as a run's writer sizes them: the default for its first bundle, then the
+    // rows of the previous bundle's largest file.
+    DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "bench");
+    if (!bloomFilter) {
+      appender = appender.withoutBloomFilters();
+    }
+    try (DeltaLakeAppender<Event> first = appender;
+        DeltaLakeAppender<Event> rest = appender.withExpectedRowsPerFile(Math.max(1, perFile))) {
+      for (int f = 0; exists ? false : f < files; f++) {
+        DeltaLakeAppender<Event> w = f == 0 ? first : rest;
+        long cpu0 = threads.getCurrentThreadCpuTime();
         for (int i = 0; i < perFile; i++) {
           long n = (long) f * perFile + i;
           String id = String.format("ord-%08d", (long) (random.nextDouble() * keySpace));
           byte[] payload =
-              ("{\"id\":\"" + id + "\",\"n\":" + n + ",\"status\":\"PAID\",\"amount\":" + (n % 1000) + ".25,"
-                      + "\"customer\":{\"id\":\"c-" + (n % 977) + "\",\"city\":\"Lyon\"}}")
+              ("{\"id\":\"" + id + "\",\"n\":" + n + ",\"status\":\"PAID\",\"amount\":"
+                      + (n % 1000) + ".25,\"customer\":{\"id\":\"c-" + (n % 977)
+                      + "\",\"city\":\"Lyon\"}}")
                   .getBytes(StandardCharsets.UTF_8);
           Instant t = start.plus(n * 100);
-          w.write(new Event(Side.SOURCE, id, t, String.format("%064x", n), payload, Origin.kafka("bench", 0, n)), t);
+          w.write(
+              new Event(
+                  Side.SOURCE, id, t, String.format("%064x", n), payload,
+                  Origin.kafka("bench", 0, n)),
+              t);
         }
-        List<DataFile> written = w.finish();
+        List<DeltaLakeSnapshot.TableFile> written = w.finishFiles();
         writeCpu += threads.getCurrentThreadCpuTime() - cpu0;
-        bytes += written.stream().mapToLong(DataFile::sizeBytes).sum();
-        committer.commit("bench", f, written);
+        bytes += written.stream().mapToLong(DeltaLakeSnapshot.TableFile::size).sum();
+        w.commit("bench", f);
       }
     }
     if (exists) {
       System.out.println("measuring the existing table under " + dir);
     } else {
       System.out.printf(
-        "wrote %,d rows in %d files (%,d bytes, %d commits, bloom filters %s) in %.0f s; writing the"
-            + " Parquet files took %.1f s of CPU (commits excluded)%n",
-        rows, files, bytes, files, bloomFilter ? "on" : "off", (System.nanoTime() - t0) / 1e9, writeCpu / 1e9);
+          "wrote %,d rows in %d files (%,d bytes, %d commits, bloom filters %s) in %.0f s;"
+              + " writing the Parquet files took %.1f s of CPU (commits excluded)%n",
+          rows, files, bytes, files, bloomFilter ? "on" : "off", (System.nanoTime() - t0) / 1e9,
+          writeCpu / 1e9);
     }
     List<String> keys = new ArrayList<>();
     Random pick = new Random(7);
@@ -118,7 +132,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
     }
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult r =
-        DeltaLakeMaintenance.compact(conf, warehouse, DeltaLakeIO.RAW_EVENTS, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
+        DeltaLakeMaintenance.compact(
+            conf, warehouse, DeltaLakeIO.RAW_EVENTS,
+            DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
     System.out.printf("compact: %s in %.0f s%n", r.describe(), (System.nanoTime() - c0) / 1e9);
     measure("after compaction", warehouse, keys);
     return 0;
@@ -135,7 +151,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
       System.setOut(new PrintStream(OutputStream.nullOutputStream()));
       int code;
       try {
-        code = io.streamrecon.pipeline.cli.StreamRecon.execute("explain", "--naturalId=" + keys.get(i), "--warehouse=" + warehouse);
+        code =
+            io.streamrecon.pipeline.cli.StreamRecon.execute(
+                "explain", "--naturalId=" + keys.get(i), "--warehouse=" + warehouse);
       } finally {
         System.setOut(out);
       }
@@ -157,24 +175,17 @@ public final class ExplainLookupBench implements Callable<Integer> {
     System.out.printf(
         "%s: explain --naturalId wall time ms %s (median %.0f, max %.0f); the raw_events lookup"
             + " alone: median %.0f ms, read the footers of %d of %d files and the rows of %d%n",
-        label, Arrays.toString(Arrays.stream(ms).map(Math::rint).toArray()), sorted[sorted.length / 2],
-        sorted[sorted.length - 1], lookupMs[lookupMs.length / 2], cost[0].filesOpened(),
+        label, Arrays.toString(Arrays.stream(ms).map(Math::rint).toArray()),
+        sorted[sorted.length / 2], sorted[sorted.length - 1], lookupMs[lookupMs.length / 2],
+        cost[0].filesOpened(),
         cost[0].filesInSnapshot(), cost[0].filesRead());
     double[] cpuSorted = cpu.clone();
     Arrays.sort(cpuSorted);
     System.out.printf(
         "%s: CPU time of the JVM during each explain ms %s (median %.0f); load average %s%n",
-        label, Arrays.toString(Arrays.stream(cpu).map(Math::rint).toArray()), cpuSorted[cpu.length / 2],
+        label, Arrays.toString(Arrays.stream(cpu).map(Math::rint).toArray()),
+        cpuSorted[cpu.length / 2],
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-  }
-
-  private static TableLayout<Event> withoutBloomFilters(TableLayout<Event> layout) {
-    return new TableLayout<>(
-        layout.name,
-        layout.type,
-        layout.columns.stream().map(ColumnSpec::withoutBloomFilter).toList(),
-        layout.rowKeys,
-        layout.identity.stream().map(c -> c.name).toList());
   }
 
   private static long processCpuNanos() {

@@ -1,5 +1,7 @@
-package io.streamrecon.deltalake;
+package io.streamrecon.bench.deltalake;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.ModelCoders.EventCoder;
 import io.streamrecon.model.Origin;
@@ -29,7 +31,9 @@ import picocli.CommandLine.Option;
  * count, mean file size and rows committed, and at the end the rows committed per second and the
  * JVM's CPU time per committed row (the throughput cost).
  */
-@Command(name = "autocompact", description = "Streaming writes with and without auto-compaction.")
+@Command(
+    name = "autocompact",
+    description = "Streaming writes with and without auto-compaction.")
 public final class AutoCompactBench implements Callable<Integer> {
   @Option(names = "--dir", required = true, description = "empty scratch directory")
   Path dir;
@@ -40,7 +44,10 @@ public final class AutoCompactBench implements Callable<Integer> {
   @Option(names = "--rate", defaultValue = "500", description = "events per second offered")
   long rate;
 
-  @Option(names = "--autoCompact", defaultValue = "0", description = "small-file threshold; 0 = off")
+  @Option(
+      names = "--autoCompact",
+      defaultValue = "0",
+      description = "small-file threshold; 0 = off")
   int autoCompact;
 
   @Option(names = "--commitInterval", defaultValue = "5")
@@ -78,18 +85,21 @@ public final class AutoCompactBench implements Callable<Integer> {
     long t0 = System.nanoTime();
     PipelineResult result = p.run();
     Configuration conf = new Configuration();
-    org.apache.hadoop.fs.Path root = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
+    org.apache.hadoop.fs.Path root =
+        new org.apache.hadoop.fs.Path(warehouse, DeltaLakeIO.RAW_EVENTS);
     long end = t0 + (long) (minutes * 60e9);
     System.out.printf(
         "autoCompact=%s rate=%d/s commitInterval=%ds; load average at start %.1f%n",
         autoCompact == 0 ? "off" : autoCompact, rate, commitSeconds, load());
-    System.out.println("| minute | table version | live files | mean file KB | rows committed | load |");
+    System.out.println(
+        "| minute | table version | live files | mean file KB | rows committed | load |");
     System.out.println("|---|---|---|---|---|---|");
     long rows = 0;
     double fileSum = 0;
     int samples = 0;
     while (System.nanoTime() < end) {
-      Thread.sleep(Math.min(sampleSeconds * 1000L, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+      Thread.sleep(
+          Math.min(sampleSeconds * 1000L, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
       DeltaLakeSnapshot s = DeltaLakeSnapshot.latest(conf, root);
       if (s == null) {
         continue;
@@ -100,14 +110,14 @@ public final class AutoCompactBench implements Callable<Integer> {
       for (DeltaLakeSnapshot.TableFile f : s.files()) {
         files++;
         bytes += f.size();
-        rows += FileStats.numRecords(f.stats());
+        rows += TableRows.numRecords(f.stats());
       }
       fileSum += files;
       samples++;
       System.out.printf(
           "| %.1f | %d | %d | %.1f | %,d | %.1f |%n",
-          (System.nanoTime() - t0) / 60e9, s.version(), files, files == 0 ? 0 : bytes / 1024.0 / files,
-          rows, load());
+          (System.nanoTime() - t0) / 60e9, s.version(), files,
+          files == 0 ? 0 : bytes / 1024.0 / files, rows, load());
     }
     long cpu = cpuNanos() - cpu0;
     double seconds = (System.nanoTime() - t0) / 1e9;
@@ -123,7 +133,8 @@ public final class AutoCompactBench implements Callable<Integer> {
   private static Event event(Long n) {
     String id = String.format("ord-%08d", (n * 7919) % 100_000_000L);
     byte[] payload =
-        ("{\"id\":\"" + id + "\",\"n\":" + n + ",\"status\":\"PAID\",\"amount\":" + (n % 1000) + ".25}")
+        ("{\"id\":\"" + id + "\",\"n\":" + n + ",\"status\":\"PAID\",\"amount\":"
+                + (n % 1000) + ".25}")
             .getBytes(StandardCharsets.UTF_8);
     return new Event(
         n % 2 == 0 ? Side.SOURCE : Side.TARGET,
@@ -139,7 +150,8 @@ public final class AutoCompactBench implements Callable<Integer> {
   }
 
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+    return ((com.sun.management.OperatingSystemMXBean)
+            ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 }

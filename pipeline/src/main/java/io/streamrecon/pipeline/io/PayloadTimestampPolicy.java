@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
  *       JVM: a job restored after a crash starts unobserved. The same holds for an empty
  *       partition. Requiring 30 s of quiet, rather than a momentarily empty backlog, is what keeps
  *       a producer that runs behind (appending records seconds after their event time) from
- *       having its next records turned late. An earlier version also held the idle watermark back
- *       by the last record's append lag (Kafka time minus event time); that froze it for ever on
- *       a replayed old topic, whose lag is months.
+ *       having its next records turned late. The idle watermark is not held back by the last
+ *       record's append lag (Kafka time minus event time): on a replayed old topic, whose lag is
+ *       months, that would freeze it for ever.
  *   <li>A backlog the reader does not know yet (a new reader's first moments) neither starts nor
  *       ends the observation.
  *   <li>The watermark never goes back.

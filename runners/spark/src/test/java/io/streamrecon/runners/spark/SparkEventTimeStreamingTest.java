@@ -84,14 +84,14 @@ public class SparkEventTimeStreamingTest {
             120,
             () -> batches.get() >= read + BATCHES_BEFORE_TARGET);
         // The watermark cannot pass an entry while the target topic has given none: no verdict.
-        assertEquals("verdicts before the target came", Set.of(), currentView(wh));
+        assertEquals("verdicts before the target came", Set.of(), SparkStreamingJobs.currentView(wh));
         kafka.produceLines("tgt", scenario.generator().targetLines());
         await(
             result,
             "the DirectRunner's verdicts",
             300,
-            () -> direct.equals(currentView(wh)),
-            () -> difference(wh));
+            () -> direct.equals(SparkStreamingJobs.currentView(wh)),
+            () -> SparkStreamingJobs.difference(direct, wh));
 
         List<String> dayOld = dayOldLines(3);
         kafka.produceLines("src", dayOld);
@@ -102,9 +102,9 @@ public class SparkEventTimeStreamingTest {
             () -> lateIds(wh).size() == dayOld.size(),
             () -> "late_events holds " + lateIds(wh));
         assertEquals(Set.of("day-old-0", "day-old-1", "day-old-2"), lateIds(wh));
-        assertEquals(difference(wh), direct, currentView(wh));
+        assertEquals(SparkStreamingJobs.difference(direct, wh), direct, SparkStreamingJobs.currentView(wh));
       } finally {
-        stop(result);
+        SparkStreamingJobs.stop(result);
       }
     }
   }
@@ -156,7 +156,7 @@ public class SparkEventTimeStreamingTest {
         // Some batches after the read, so that the checkpoint holds the open entries.
         await(first, "3 more micro-batches", 60, () -> batches.get() >= read + 3);
       } finally {
-        stop(first);
+        SparkStreamingJobs.stop(first);
       }
       kafka.produceLines("tgt", scenario.generator().targetLines());
       PipelineResult second = ReconcileRun.start(options(kafka, wh));
@@ -165,11 +165,11 @@ public class SparkEventTimeStreamingTest {
             second,
             "the DirectRunner's verdicts",
             300,
-            () -> direct.equals(currentView(wh)),
-            () -> difference(wh));
+            () -> direct.equals(SparkStreamingJobs.currentView(wh)),
+            () -> SparkStreamingJobs.difference(direct, wh));
         assertEquals(0L, counter(second, PairEvents.METRIC_EXPIRIES_POSTPONED));
       } finally {
-        stop(second);
+        SparkStreamingJobs.stop(second);
       }
     }
   }
@@ -259,35 +259,5 @@ public class SparkEventTimeStreamingTest {
       ids.add(late.event().naturalId());
     }
     return ids;
-  }
-
-  /** Cancels the streaming job, tolerating the interrupt its stop may report. */
-  static void stop(PipelineResult result) throws java.io.IOException {
-    try {
-      result.cancel();
-    } catch (RuntimeException e) {
-      Throwable t = e;
-      while (t.getCause() != null && !(t instanceof InterruptedException)) {
-        t = t.getCause();
-      }
-      if (!(t instanceof InterruptedException)) {
-        throw e;
-      }
-    }
-  }
-
-  private static String difference(Path wh) {
-    Set<String> now = currentView(wh);
-    Set<String> missing = new TreeSet<>(direct);
-    missing.removeAll(now);
-    Set<String> extra = new TreeSet<>(now);
-    extra.removeAll(direct);
-    return "missing " + missing + ", unexpected " + extra;
-  }
-
-  private static Set<String> currentView(Path wh) {
-    return Files.isDirectory(wh.resolve("deltas").resolve("_delta_log"))
-        ? Scenario.finalView(wh)
-        : Set.of();
   }
 }

@@ -11,7 +11,6 @@ import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.transforms.PairEvents;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.UUID;
@@ -79,16 +78,16 @@ public class SparkRunnerScenarioTest {
       PipelineResult result = ReconcileRun.start(options);
       try {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
-        while (!direct.equals(currentView(wh))) {
+        while (!direct.equals(SparkStreamingJobs.currentView(wh))) {
           assertTrue(
-              "Spark streaming did not reach the DirectRunner's verdicts: " + difference(wh),
+              "Spark streaming did not reach the DirectRunner's verdicts: " + SparkStreamingJobs.difference(direct, wh),
               System.nanoTime() < deadline);
           PipelineResult.State state = result.waitUntilFinish(Duration.standardSeconds(2));
           assertTrue("pipeline ended early: " + state, state == null || !state.isTerminal());
         }
         assertExactCounts(result, wh);
       } finally {
-        stop(result);
+        SparkStreamingJobs.stop(result);
       }
     }
   }
@@ -116,39 +115,5 @@ public class SparkRunnerScenarioTest {
     assertEquals(summary.format(), 0, summary.get(Summary.RAW_EVENTS_RECOGNISED));
     assertEquals(summary.format(), scenario.generator().badLines(), summary.deadLetters());
     assertTrue(summary.format(), summary.addsUp());
-  }
-
-  /**
-   * Cancels the streaming job. Stopping the streaming context interrupts its job generator, which
-   * may then report the interrupt of a Kafka metadata call as the job's error; only that is
-   * tolerated.
-   */
-  private static void stop(PipelineResult result) throws java.io.IOException {
-    try {
-      result.cancel();
-    } catch (RuntimeException e) {
-      Throwable t = e;
-      while (t.getCause() != null && !(t instanceof InterruptedException)) {
-        t = t.getCause();
-      }
-      if (!(t instanceof InterruptedException)) {
-        throw e;
-      }
-    }
-  }
-
-  private static String difference(Path wh) {
-    Set<String> now = currentView(wh);
-    Set<String> missing = new java.util.TreeSet<>(direct);
-    missing.removeAll(now);
-    Set<String> extra = new java.util.TreeSet<>(now);
-    extra.removeAll(direct);
-    return "missing " + missing + ", unexpected " + extra;
-  }
-
-  private static Set<String> currentView(Path wh) {
-    return Files.isDirectory(wh.resolve("deltas").resolve("_delta_log"))
-        ? Scenario.finalView(wh)
-        : Set.of();
   }
 }

@@ -23,9 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.MetricsFilter;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.spark.streaming.StreamingContext;
 import org.apache.spark.streaming.scheduler.StreamingListener;
@@ -167,27 +164,13 @@ public class SparkEventTimeStreamingTest {
             300,
             () -> direct.equals(SparkStreamingJobs.currentView(wh)),
             () -> SparkStreamingJobs.difference(direct, wh));
-        assertEquals(0L, counter(second, PairEvents.METRIC_EXPIRIES_POSTPONED));
+        assertEquals(0L, Summary.of(second).get(PairEvents.METRIC_EXPIRIES_POSTPONED));
       } finally {
         SparkStreamingJobs.stop(second);
       }
     }
   }
 
-  private static long counter(PipelineResult result, String name) {
-    long sum = 0;
-    for (MetricResult<Long> c :
-        result
-            .metrics()
-            .queryMetrics(
-                MetricsFilter.builder()
-                    .addNameFilter(MetricNameFilter.named(PairEvents.METRIC_NAMESPACE, name))
-                    .build())
-            .getCounters()) {
-      sum += c.getAttempted();
-    }
-    return sum;
-  }
 
   /** Source lines with new ids and an event time a day before now. */
   private static List<String> dayOldLines(int n) {

@@ -163,10 +163,14 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   @Override
   public PCollection<RawInput> expand(PBegin input) {
     KafkaIO.Read<byte[], byte[]> read = kafkaRead();
-    PCollection<KafkaRecord<byte[], byte[]>> records =
-        primesSplits(input)
-            ? input.apply("ReadTopic", Read.from(primedSource(read)))
-            : input.apply("ReadTopic", read);
+    PCollection<KafkaRecord<byte[], byte[]>> records;
+    if (primesSplits(input)) {
+      records = input.apply("ReadTopic", Read.from(primedSource(read)));
+    } else if (readsAsOneSplit(input)) {
+      records = input.apply("ReadTopic", Read.from(new OneSplitSource<>(makeSource(read))));
+    } else {
+      records = input.apply("ReadTopic", read);
+    }
     return records
         .apply("ConvertToRawInput", ParDo.of(new ToRawInputFn(side)))
         .setCoder(ModelCoders.RawInputCoder.of());
@@ -213,6 +217,16 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
         && "FlinkRunner".equals(input.getPipeline().getOptions().getRunner().getSimpleName());
   }
 
+  /**
+   * Whether the read must stay one split ({@link OneSplitSource}): an unbounded read on the
+   * SparkRunner, which takes the latest of a source's split watermarks.
+   */
+  private boolean readsAsOneSplit(PBegin input) {
+    return maxRecords == 0
+        && maxReadTime == null
+        && "SparkRunner".equals(input.getPipeline().getOptions().getRunner().getSimpleName());
+  }
+
   /** KafkaIO's unbounded source with a marker record per split start. */
   static SplitPrimingSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> primedSource(
       KafkaIO.Read<byte[], byte[]> read) {
@@ -224,7 +238,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
    * commits on finalize, the timestamp policy); {@code makeSource} is package-private.
    */
   @SuppressWarnings("unchecked")
-  private static UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> makeSource(
+  static UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> makeSource(
       KafkaIO.Read<byte[], byte[]> read) {
     try {
       Method m = KafkaIO.Read.class.getDeclaredMethod("makeSource");

@@ -37,6 +37,10 @@ import org.joda.time.Instant;
  *
  * <p>Consumer defaults, each overridable through the properties: {@code group.id=streamrecon},
  * {@code auto.offset.reset=earliest}.
+ *
+ * <p>Two runners read through a wrapper of KafkaIO's source, for their watermarks: on the
+ * FlinkRunner each split is primed ({@link SplitPrimingSource}); on the SparkRunner the topic stays
+ * one split ({@link OneSplitSource}).
  */
 public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   /** Consumer group used when the properties name none. */

@@ -2,8 +2,10 @@ package io.streamrecon.pipeline.io;
 
 import java.io.IOException;
 import java.util.List;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 
 /**
  * An unbounded source that the runner cannot split: asked for any number of splits, it gives the
@@ -21,11 +23,12 @@ import org.apache.beam.sdk.options.PipelineOptions;
  * @param <M> checkpoint mark type, the delegate's
  */
 final class OneSplitSource<T, M extends UnboundedSource.CheckpointMark>
-    extends DelegatingUnboundedSource<T, M> {
+    extends UnboundedSource<T, M> {
   private static final long serialVersionUID = 1L;
+  private final UnboundedSource<T, M> delegate;
 
   OneSplitSource(UnboundedSource<T, M> delegate) {
-    super(delegate);
+    this.delegate = delegate;
   }
 
   @Override
@@ -38,5 +41,35 @@ final class OneSplitSource<T, M extends UnboundedSource.CheckpointMark>
   public UnboundedReader<T> createReader(PipelineOptions options, M checkpointMark)
       throws IOException {
     return delegate.createReader(options, checkpointMark);
+  }
+
+  @Override
+  public Coder<M> getCheckpointMarkCoder() {
+    return delegate.getCheckpointMarkCoder();
+  }
+
+  @Override
+  public boolean requiresDeduping() {
+    return delegate.requiresDeduping();
+  }
+
+  @Override
+  public boolean offsetBasedDeduplicationSupported() {
+    return delegate.offsetBasedDeduplicationSupported();
+  }
+
+  @Override
+  public Coder<T> getOutputCoder() {
+    return delegate.getOutputCoder();
+  }
+
+  @Override
+  public void validate() {
+    delegate.validate();
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    delegate.populateDisplayData(builder);
   }
 }

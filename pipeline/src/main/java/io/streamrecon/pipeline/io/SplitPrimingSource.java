@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.SerializableFunction;
+import org.apache.beam.sdk.transforms.display.DisplayData;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.joda.time.Instant;
 
@@ -26,8 +28,9 @@ import org.joda.time.Instant;
  * @param <M> checkpoint mark type, the delegate's
  */
 final class SplitPrimingSource<T, M extends UnboundedSource.CheckpointMark>
-    extends DelegatingUnboundedSource<T, M> {
+    extends UnboundedSource<T, M> {
   private static final long serialVersionUID = 1L;
+  private final UnboundedSource<T, M> delegate;
   private final SerializableFunction<Instant, T> marker;
 
   /**
@@ -35,7 +38,7 @@ final class SplitPrimingSource<T, M extends UnboundedSource.CheckpointMark>
    *     it started); downstream must recognise it
    */
   SplitPrimingSource(UnboundedSource<T, M> delegate, SerializableFunction<Instant, T> marker) {
-    super(delegate);
+    this.delegate = delegate;
     this.marker = marker;
   }
 
@@ -53,6 +56,36 @@ final class SplitPrimingSource<T, M extends UnboundedSource.CheckpointMark>
   public UnboundedReader<T> createReader(PipelineOptions options, M checkpointMark)
       throws IOException {
     return new Reader(delegate.createReader(options, checkpointMark));
+  }
+
+  @Override
+  public Coder<M> getCheckpointMarkCoder() {
+    return delegate.getCheckpointMarkCoder();
+  }
+
+  @Override
+  public boolean requiresDeduping() {
+    return delegate.requiresDeduping();
+  }
+
+  @Override
+  public boolean offsetBasedDeduplicationSupported() {
+    return delegate.offsetBasedDeduplicationSupported();
+  }
+
+  @Override
+  public Coder<T> getOutputCoder() {
+    return delegate.getOutputCoder();
+  }
+
+  @Override
+  public void validate() {
+    delegate.validate();
+  }
+
+  @Override
+  public void populateDisplayData(DisplayData.Builder builder) {
+    delegate.populateDisplayData(builder);
   }
 
   /** The delegate's reader, with a marker as first element when its start finds nothing. */

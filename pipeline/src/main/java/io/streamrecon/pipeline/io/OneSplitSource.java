@@ -25,6 +25,8 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
 final class OneSplitSource<T, M extends UnboundedSource.CheckpointMark>
     extends UnboundedSource<T, M> {
   private static final long serialVersionUID = 1L;
+  // Spark streaming checkpoints hold the DStream graph, this source in it, Java-serialized: its
+  // class, fields and superclass are part of every restored job's state, so they stay as they are.
   private final UnboundedSource<T, M> delegate;
 
   OneSplitSource(UnboundedSource<T, M> delegate) {

@@ -30,6 +30,8 @@ import org.joda.time.Instant;
 final class SplitPrimingSource<T, M extends UnboundedSource.CheckpointMark>
     extends UnboundedSource<T, M> {
   private static final long serialVersionUID = 1L;
+  // Flink checkpoints hold this source Java-serialized: its class, fields and superclass are part
+  // of every restored job's state, so they stay as they are.
   private final UnboundedSource<T, M> delegate;
   private final SerializableFunction<Instant, T> marker;
 

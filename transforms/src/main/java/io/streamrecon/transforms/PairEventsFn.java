@@ -2,6 +2,7 @@ package io.streamrecon.transforms;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Verdict;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.state.BagState;
 import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
@@ -25,6 +27,7 @@ import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
@@ -74,7 +77,11 @@ import org.joda.time.Instant;
  * event-time timer (the classic Spark runner in streaming mode: "EVENT_TIME not yet supported in
  * streaming mode"), and because {@code @RequiresTimeSortedInput} is a property of the method. The
  * one for that Spark mode ({@link PolledWatermarkExpiry}) keeps one more state, {@value
- * #TICK_STATE}, and sets its timer to be called back rather than at the due time.
+ * #TICK_STATE}, and sets its timer to be called back rather than at the due time. The one for
+ * bounded input ({@link SortedBoundedExpiry}) keeps the bucket's events of the latest event time
+ * in {@value #TIES_STATE} with a timer {@value #TIES_TIMER} at that time, and applies them in
+ * {@link SameTimeOrder} once the next event time or the watermark passes it; they are cleared
+ * then.
  *
  * <p><b>Output timestamps</b>: verdicts from {@code @ProcessElement} carry the element timestamp.
  * The timer's output timestamp (its watermark hold) is, when set from an element, {@code max(t0 +
@@ -90,6 +97,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   static final String CLOCK_STATE = "clock";
   static final String TICK_STATE = "tick";
   static final String EXPIRY_TIMER = "expiry";
+  static final String TIES_STATE = "ties";
+  static final String TIES_TIMER = "ties";
 
   /** Slots per timeout: a firing reads at most about 1/16 of a timeout's worth of entries early. */
   static final int SLOTS_PER_TIMEOUT = 16;
@@ -501,13 +510,25 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     @StateId(CLOCK_STATE)
     private final StateSpec<ValueState<BucketClock>> clockSpec = clockSpec();
 
+    @StateId(TIES_STATE)
+    private final StateSpec<BagState<TimestampedValue<EventRef>>> tiesSpec =
+        StateSpecs.bag(TimestampedValue.TimestampedValueCoder.of(EventRefCoder.of()));
+
     @TimerId(EXPIRY_TIMER)
     private final TimerSpec expirySpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
+
+    @TimerId(TIES_TIMER)
+    private final TimerSpec tiesTimerSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
     SortedBoundedExpiry(PairingRules rules, boolean plainMatches) {
       super(rules, rules.timeout(), plainMatches);
     }
 
+    /**
+     * Holds the event until the bucket's events of its event time are all in (an event of a later
+     * time came, or the watermark passed it), then applies them in {@link SameTimeOrder}: the
+     * sort asked of the runner leaves equal times in arrival order.
+     */
     @RequiresTimeSortedInput
     @ProcessElement
     public void processElement(
@@ -516,9 +537,35 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
         @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
         @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @StateId(TIES_STATE) BagState<TimestampedValue<EventRef>> ties,
+        @TimerId(EXPIRY_TIMER) Timer expiry,
+        @TimerId(TIES_TIMER) Timer tiesDue,
+        MultiOutputReceiver out) {
+      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
+      ties.read().forEach(waiting::add);
+      if (!waiting.isEmpty() && !waiting.get(0).getTimestamp().equals(timestamp)) {
+        applyTies(waiting, timestamp, new Bucket(entries, slots, clock, expiry), out);
+        ties.clear();
+      }
+      ties.add(TimestampedValue.of(element.getValue(), timestamp));
+      tiesDue.set(timestamp);
+    }
+
+    @OnTimer(TIES_TIMER)
+    public void onTies(
+        OnTimerContext context,
+        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
+        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @StateId(TIES_STATE) BagState<TimestampedValue<EventRef>> ties,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      pair(element.getValue(), timestamp, null, new Bucket(entries, slots, clock, expiry), out);
+      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
+      ties.read().forEach(waiting::add);
+      if (!waiting.isEmpty()) {
+        applyTies(waiting, context.timestamp(), new Bucket(entries, slots, clock, expiry), out);
+        ties.clear();
+      }
     }
 
     @OnTimer(EXPIRY_TIMER)
@@ -527,13 +574,43 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
         @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
         @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
+        @StateId(TIES_STATE) BagState<TimestampedValue<EventRef>> ties,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      expire(
-          context.fireTimestamp(),
-          expiry.getCurrentRelativeTime(),
-          new Bucket(entries, slots, clock, expiry),
-          out);
+      Bucket bucket = new Bucket(entries, slots, clock, expiry);
+      Instant watermark = expiry.getCurrentRelativeTime();
+      // Held events belong before this expiry when they are at or before its due time (an event
+      // at exactly t0 + timeout still pairs), and when the watermark has passed them: the sweep
+      // then expires every entry due before the watermark, which on a batch runner that has
+      // delivered the whole input is every entry.
+      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
+      ties.read().forEach(waiting::add);
+      if (!waiting.isEmpty()) {
+        Instant heldAt = waiting.get(0).getTimestamp();
+        if (!heldAt.isAfter(context.fireTimestamp()) || heldAt.isBefore(watermark)) {
+          applyTies(waiting, context.timestamp(), bucket, out);
+          ties.clear();
+        }
+      }
+      expire(context.fireTimestamp(), watermark, bucket, out);
+    }
+
+    /**
+     * Applies the held events of one event time; {@code now} is the timestamp of the call's input
+     * (element or firing), the lower bound of any timer hold set meanwhile.
+     */
+    private void applyTies(
+        List<TimestampedValue<EventRef>> waiting,
+        Instant now,
+        Bucket bucket,
+        MultiOutputReceiver out) {
+      List<EventRef> events = new ArrayList<>(waiting.size());
+      for (TimestampedValue<EventRef> held : waiting) {
+        events.add(held.getValue());
+      }
+      for (EventRef event : SameTimeOrder.sort(events, id -> read(bucket.entries(), id))) {
+        pair(event, now, null, bucket, out);
+      }
     }
 
     @Override

@@ -67,4 +67,59 @@ public class PairEventsBatchOrderTest {
     assertEquals(0, counter(result, "missing_in_source"));
     assertEquals(counter(result, "entries_opened"), counter(result, "entries_closed"));
   }
+
+  @Test
+  public void eventsOfOneTimeGivePlainMatchesWhenTheOtherSideArrivesFirst() {
+    assertTiesGivePlainMatches(true);
+  }
+
+  @Test
+  public void eventsOfOneTimeGivePlainMatchesWhenTheKeptSideArrivesFirst() {
+    assertTiesGivePlainMatches(false);
+  }
+
+  /**
+   * Key k: the source's old version, then at one instant the source's new version and the target
+   * carrying it. Key j: the same with the sides swapped. Either arrival order of the ties must
+   * give one MATCH per key and one superseded old version, never an intermediate MISMATCH.
+   */
+  private void assertTiesGivePlainMatches(boolean targetFirst) {
+    String old = hash("old");
+    String updated = hash("new");
+    {
+      TestPipeline pipeline = p;
+      EventRef kNew = src("k", min(5), updated);
+      EventRef kTarget = tgt("k", min(5), updated);
+      EventRef jNew = tgt("j", min(5), updated);
+      EventRef jSource = src("j", min(5), updated);
+      List<TimestampedValue<EventRef>> arrivals =
+          targetFirst
+              ? List.of(
+                  at(src("k", min(0), old)),
+                  at(tgt("j", min(0), old)),
+                  at(kTarget),
+                  at(jSource),
+                  at(kNew),
+                  at(jNew))
+              : List.of(
+                  at(src("k", min(0), old)),
+                  at(tgt("j", min(0), old)),
+                  at(kNew),
+                  at(jNew),
+                  at(kTarget),
+                  at(jSource));
+      PCollectionTuple out =
+          pipeline
+              .apply(Create.timestamped(arrivals).withCoder(EventRefCoder.of()))
+              .apply("PairEvents", PairEvents.create().withTimeout(min(10)));
+      PAssert.that(out.get(PairEvents.MISMATCHES)).empty();
+      PipelineResult result = pipeline.run();
+      result.waitUntilFinish();
+      String order = targetFirst ? "other side first" : "kept side first";
+      assertEquals(order, 2, counter(result, "match"));
+      assertEquals(order, 0, counter(result, "mismatch"));
+      assertEquals(order, 2, counter(result, "superseded"));
+      assertEquals(order, counter(result, "entries_opened"), counter(result, "entries_closed"));
+    }
+  }
 }

@@ -49,8 +49,8 @@ final class Erasure {
   private Erasure() {}
 
   /**
-   * The files of {@code table} with a deletion vector that hold a row to erase, as lines to show;
-   * empty when the table can be erased.
+   * The files of {@code table} (paths relative to it) with a deletion vector that hold a row to
+   * erase; empty when the table can be erased.
    */
   static List<String> refusals(Configuration conf, String warehouse, String table, ErasedRows rows)
       throws IOException {
@@ -66,16 +66,16 @@ final class Erasure {
       if (f.getDeletionVector().isPresent()
           && rows.mayHold(table, DeltaLakeCompaction.stats(f))
           && changes(conf, root, layout, f, rows) > 0) {
-        refused.add(refusal(root, f));
+        refused.add(f.getPath());
       }
     }
     return refused;
   }
 
-  private static String refusal(Path root, AddFile f) {
-    return "forget: " + root + " file " + f.getPath() + " has a deletion vector (rows deleted by"
-        + " another engine) and holds a row to erase; forget cannot rewrite such a file yet."
-        + " Run REORG TABLE delta.`" + root + "` APPLY (PURGE) in Spark, then forget again";
+  static String refusal(Path root, String file) {
+    return "forget: " + root + " file " + file + " has a deletion vector (rows deleted by"
+        + " another engine) and holds a row to erase, and forget cannot rewrite such a file yet:"
+        + " run REORG TABLE delta.`" + root + "` APPLY (PURGE) in Spark, then forget again";
   }
 
   static ForgetResult forget(Configuration conf, String warehouse, String table, ErasedRows rows)
@@ -103,7 +103,8 @@ final class Erasure {
             continue;
           }
           if (f.getDeletionVector().isPresent()) {
-            throw new IllegalStateException(refusal(root, f) + "; nothing was committed to " + table);
+            throw new IllegalStateException(
+                refusal(root, f.getPath()) + "; nothing was committed to " + table);
           }
           Rewritten r = rewrite(withStore, root, layout, rowLayout, f, rows);
           inputs.add(f);

@@ -85,6 +85,8 @@ final class Erasure {
     Path root = DeltaLakeCommitter.tablePath(warehouse, table);
     TableLayout<?> layout = TableLayouts.forName(table);
     TableLayout<Map<String, Object>> rowLayout = DeltaLakeCompaction.rowLayout(layout);
+    // The writer keeps a large file's row keys in a sidecar under this name until the commit.
+    String sidecarRun = "forget-" + java.util.UUID.randomUUID();
     int conflicts = 0;
     RuntimeException last = null;
     for (int attempt = 1; attempt <= DeltaLakeMaintenance.MAX_ATTEMPTS; attempt++) {
@@ -106,7 +108,7 @@ final class Erasure {
             throw new IllegalStateException(
                 refusal(root, f.getPath()) + "; nothing was committed to " + table);
           }
-          Rewritten r = rewrite(withStore, root, layout, rowLayout, f, rows);
+          Rewritten r = rewrite(withStore, root, layout, rowLayout, f, rows, sidecarRun);
           inputs.add(f);
           outputs.addAll(r.files);
           removed += r.removed;
@@ -136,7 +138,7 @@ final class Erasure {
             txn.commit(
                 engine,
                 CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
-        RowKeys.removeSidecarsOfRun(withStore, root, SIDECAR_RUN);
+        RowKeys.removeSidecarsOfRun(withStore, root, sidecarRun);
         return new ForgetResult(
             table, removed, cleared, inputs.size(), outputs.size(), result.getVersion(), conflicts);
       } catch (ConcurrentWriteException e) {
@@ -156,9 +158,6 @@ final class Erasure {
             + table,
         last);
   }
-
-  /** The run id under which the rewrite's writer keeps large files' row keys (see RowKeys). */
-  private static final String SIDECAR_RUN = "forget";
 
   /**
    * Rows of {@code f} that erasure changes. Tables with a {@code natural_id} column read only the
@@ -202,7 +201,8 @@ final class Erasure {
       TableLayout<?> layout,
       TableLayout<Map<String, Object>> rowLayout,
       AddFile f,
-      ErasedRows rows)
+      ErasedRows rows,
+      String sidecarRun)
       throws IOException {
     long expected = FileStats.numRecords(DeltaLakeCompaction.stats(f));
     long read = 0;
@@ -214,7 +214,7 @@ final class Erasure {
             conf,
             root,
             rowLayout,
-            SIDECAR_RUN,
+            sidecarRun,
             Long.MAX_VALUE,
             expected < 0 ? DataFileWriter.DEFAULT_EXPECTED_ROWS : expected)) {
       Instant now = Instant.now();

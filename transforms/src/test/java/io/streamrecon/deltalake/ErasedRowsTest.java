@@ -38,7 +38,8 @@ public class ErasedRowsTest {
   @Test
   public void rawAndLateEventsOfTheIdsGoAndOthersStay() {
     for (String table : List.of(DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.LATE_EVENTS)) {
-      ErasedRows.Outcome gone = erase.apply(table, row("natural_id", utf8("a-1"), "payload", utf8("{}")));
+      ErasedRows.Outcome gone =
+          erase.apply(table, row("natural_id", utf8("a-1"), "payload", utf8("{}")));
       assertNull(gone.row());
       assertTrue(gone.changed());
       Map<String, Object> other = row("natural_id", utf8("a-10"), "payload", utf8("{}"));

@@ -136,7 +136,10 @@ public class ErasureSparkTest {
 
     for (String name : DeltaLakeIO.TABLES) {
       Row last =
-          spark.sql("DESCRIBE HISTORY " + table(warehouse, name) + " LIMIT 1").collectAsList().get(0);
+          spark
+              .sql("DESCRIBE HISTORY " + table(warehouse, name) + " LIMIT 1")
+              .collectAsList()
+              .get(0);
       assertEquals(name, results.get(name).version(), last.getLong(last.fieldIndex("version")));
       assertEquals("Manual Update", last.getString(last.fieldIndex("operation")));
     }
@@ -167,7 +170,9 @@ public class ErasureSparkTest {
             + " SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
     // Another id of the same files: Spark marks its rows deleted in a vector.
     spark.sql(
-        "DELETE FROM " + table(warehouse, DeltaLakeIO.RAW_EVENTS) + " WHERE natural_id = 's-00003'");
+        "DELETE FROM "
+            + table(warehouse, DeltaLakeIO.RAW_EVENTS)
+            + " WHERE natural_id = 's-00003'");
     Map<String, Long> versions = new HashMap<>();
     for (String name : DeltaLakeIO.TABLES) {
       versions.put(name, DeltaLakeTables.tableVersion(warehouse, name));

@@ -161,7 +161,8 @@ public class ErasureTest {
     assertEquals(4, adds);
 
     // A second run finds nothing and commits nothing.
-    List<ForgetResult> again = DeltaLakeMaintenance.forget(ErasureFixture.CONF, warehouse, ids, KEYS);
+    List<ForgetResult> again =
+        DeltaLakeMaintenance.forget(ErasureFixture.CONF, warehouse, ids, KEYS);
     for (ForgetResult a : again) {
       assertTrue(a.describe(), a.nothingErased());
       assertEquals(a.table() + ": nothing to erase", a.describe());
@@ -180,7 +181,8 @@ public class ErasureTest {
     for (ForgetResult r :
         DeltaLakeMaintenance.forget(ErasureFixture.CONF, warehouse, Set.of("nobody"), KEYS)) {
       assertTrue(r.nothingErased());
-      assertEquals((long) versions.get(r.table()), DeltaLakeTables.tableVersion(warehouse, r.table()));
+      assertEquals(
+          (long) versions.get(r.table()), DeltaLakeTables.tableVersion(warehouse, r.table()));
     }
   }
 

@@ -190,7 +190,8 @@ final class MaintenanceCommands {
         names = "--keyField",
         defaultValue = "/id",
         description =
-            "The run's --keyField: tells which dead letters name the ids (default: ${DEFAULT-VALUE})")
+            "The run's --keyField: tells which dead letters name the ids"
+                + " (default: ${DEFAULT-VALUE})")
     String keyField;
 
     @Override

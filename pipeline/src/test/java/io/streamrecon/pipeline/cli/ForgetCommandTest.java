@@ -202,7 +202,10 @@ public class ForgetCommandTest {
       versions.put(t, DeltaLakeTables.tableVersion(warehouse, t));
     }
     Result again =
-        execute("forget", "--warehouse=" + warehouse, "--naturalId=" + mismatchId + "," + deadLetterId);
+        execute(
+            "forget",
+            "--warehouse=" + warehouse,
+            "--naturalId=" + mismatchId + "," + deadLetterId);
     assertEquals(again.err(), 0, again.code());
     assertThat(again.out(), containsString("raw_events: nothing to erase"));
     assertThat(again.out(), containsString("deltas: nothing to erase"));
@@ -223,7 +226,8 @@ public class ForgetCommandTest {
     assertThat(explain.out(), containsString("MISMATCH"));
     assertThat(explain.out(), containsString(": erased at "));
     assertThat(explain.out(), not(containsString("removed by retention")));
-    assertThat(explain.out(), containsString("diff: none, the payloads of this natural id were erased"));
+    assertThat(
+        explain.out(), containsString("diff: none, the payloads of this natural id were erased"));
     for (Difference x : mismatch.differences()) {
       if (x.source() != null && x.source().length() > 3) {
         assertThat(explain.out(), not(containsString(x.source())));
@@ -239,7 +243,8 @@ public class ForgetCommandTest {
     assertTrue(idsInRawEventFilesOnStorage(warehouse).contains(mismatchId));
     Instant later = Instant.now().plus(Duration.standardDays(8));
     for (String t : DeltaLakeIO.TABLES) {
-      DeltaLakeMaintenance.vacuum(new Configuration(), warehouse, t, Duration.standardDays(7), later);
+      DeltaLakeMaintenance.vacuum(
+          new Configuration(), warehouse, t, Duration.standardDays(7), later);
     }
     List<String> left = idsInRawEventFilesOnStorage(warehouse);
     assertFalse(left.contains(mismatchId));

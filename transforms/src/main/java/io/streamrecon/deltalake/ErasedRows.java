@@ -1,13 +1,17 @@
 package io.streamrecon.deltalake;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.json.EventParser;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What erasing natural ids does to one stored row (docs/design.md#erasure): the rows of
@@ -22,6 +26,7 @@ final class ErasedRows {
   static final String ERASED_ENCODING = "erased";
 
   private final Set<String> ids;
+  private final NavigableSet<String> ordered = new TreeSet<>(FileStats::compareCodePoints);
   private final EventParser parser;
 
   /**
@@ -29,7 +34,11 @@ final class ErasedRows {
    * @param parser reads the natural id of a dead letter's raw input, as the run's key fields do
    */
   ErasedRows(Set<String> ids, EventParser parser) {
+    if (ids.isEmpty()) {
+      throw new IllegalArgumentException("no natural id to erase");
+    }
     this.ids = Set.copyOf(ids);
+    this.ordered.addAll(ids);
     this.parser = parser;
   }
 
@@ -46,17 +55,36 @@ final class ErasedRows {
    */
   record Outcome(Map<String, Object> row, boolean changed, long valuesCleared) {}
 
-  /** Whether a data file whose statistics are {@code statsJson} can hold a row to erase. */
+  /**
+   * Whether a data file whose statistics are {@code statsJson} can hold a row to erase: some id
+   * lies within its {@code natural_id} min and max. Missing or unreadable stats never exclude a
+   * file. One parse and one search per file, however many ids.
+   */
   boolean mayHold(String table, String statsJson) {
     if (DeltaLakeIO.DEAD_LETTERS.equals(table)) {
       return true; // no natural_id column: the raw input has to be read
     }
-    for (String id : ids) {
-      if (FileStats.mayContain(statsJson, PayloadReader.NATURAL_ID, id)) {
-        return true;
-      }
+    if (statsJson == null || statsJson.isEmpty()) {
+      return true;
     }
-    return false;
+    JsonNode stats;
+    try {
+      stats = FileStats.JSON.readTree(statsJson);
+    } catch (IOException e) {
+      return true;
+    }
+    JsonNode lo = stats.path("minValues").path(PayloadReader.NATURAL_ID);
+    JsonNode hi = stats.path("maxValues").path(PayloadReader.NATURAL_ID);
+    JsonNode nulls = stats.path("nullCount").path(PayloadReader.NATURAL_ID);
+    JsonNode records = stats.path("numRecords");
+    if (nulls.isNumber() && records.isNumber() && nulls.asLong() == records.asLong()) {
+      return false;
+    }
+    // The least id at or above the minimum (a prefix of the true minimum when cut) is the one to
+    // compare with the maximum (cut maxima end in the highest code point).
+    String first = lo.isTextual() ? ordered.ceiling(lo.asText()) : ordered.first();
+    return first != null
+        && (!hi.isTextual() || FileStats.compareCodePoints(first, hi.asText()) <= 0);
   }
 
   Outcome apply(String table, Map<String, Object> row) {

@@ -130,5 +130,21 @@ public class ErasedRowsTest {
     String admits = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a\"},"
         + "\"maxValues\":{\"natural_id\":\"b\"}}";
     assertTrue(erase.mayHold(DeltaLakeIO.DELTAS, admits));
+    // Ids on both sides of a file's range, none inside it.
+    ErasedRows around =
+        new ErasedRows(Set.of("a-1", "a-9", "zz"), new EventParser(ParseConfig.defaults()));
+    String between = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a-2\"},"
+        + "\"maxValues\":{\"natural_id\":\"a-8\"}}";
+    assertFalse(around.mayHold(DeltaLakeIO.LATE_EVENTS, between));
+    ErasedRows inside =
+        new ErasedRows(Set.of("a-1", "a-5", "zz"), new EventParser(ParseConfig.defaults()));
+    assertTrue(inside.mayHold(DeltaLakeIO.LATE_EVENTS, between));
+    assertTrue(inside.mayHold(DeltaLakeIO.RAW_EVENTS, null));
+    // A maximum cut at 32 code points ends in the highest code point: an id it prefixes is in.
+    String cut = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a\"},"
+        + "\"maxValues\":{\"natural_id\":\"a-5\uDBFF\uDFFF\"}}";
+    ErasedRows longId =
+        new ErasedRows(Set.of("a-5" + "x".repeat(40)), new EventParser(ParseConfig.defaults()));
+    assertTrue(longId.mayHold(DeltaLakeIO.RAW_EVENTS, cut));
   }
 }

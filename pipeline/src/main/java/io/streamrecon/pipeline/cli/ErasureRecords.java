@@ -35,20 +35,27 @@ import org.apache.hadoop.fs.Path;
 final class ErasureRecords {
   static final String DIR = "_erasures";
 
+  /** {@code state} of a record written before the first commit: the erasure may be partial. */
+  static final String STARTED = "started";
+
+  /** {@code state} of a record whose erasure committed every table it had to change. */
+  static final String DONE = "done";
+
   private ErasureRecords() {}
 
   /** One erasure that named an id. */
-  record Erasure(String erasureId, String erasedAt) {}
+  record Erasure(String erasureId, String erasedAt, String state) {}
 
   static Path recordPath(String warehouse, String erasureId) {
     return new Path(new Path(warehouse, DIR), erasureId + ".json");
   }
 
-  /** Writes the record of an erasure and returns its path. */
+  /** Writes (or completes) the record of an erasure and returns its path. */
   static Path write(
       String warehouse,
       String erasureId,
       String erasedAt,
+      String state,
       Collection<String> naturalIds,
       List<String> keyFields,
       List<ForgetResult> results) {
@@ -56,6 +63,7 @@ final class ErasureRecords {
     ObjectNode root = json.createObjectNode();
     root.put("erasureId", erasureId);
     root.put("erasedAt", erasedAt);
+    root.put("state", state);
     ArrayNode ids = root.putArray("naturalIds");
     naturalIds.stream().sorted().forEach(ids::add);
     ArrayNode keys = root.putArray("keyFields");
@@ -76,7 +84,7 @@ final class ErasureRecords {
     Path file = recordPath(warehouse, erasureId);
     try {
       FileSystem fs = file.getFileSystem(new Configuration());
-      try (OutputStream out = fs.create(file, false)) {
+      try (OutputStream out = fs.create(file, true)) {
         out.write(
             json.writerWithDefaultPrettyPrinter()
                 .writeValueAsString(root)
@@ -86,6 +94,16 @@ final class ErasureRecords {
       throw new UncheckedIOException("cannot write the erasure's record " + file, e);
     }
     return file;
+  }
+
+  /** Removes the record of an erasure that changed no table. */
+  static void delete(String warehouse, String erasureId) {
+    Path file = recordPath(warehouse, erasureId);
+    try {
+      file.getFileSystem(new Configuration()).delete(file, false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove the erasure's record " + file, e);
+    }
   }
 
   /** The erasures that named {@code naturalId}, oldest first. */
@@ -110,7 +128,9 @@ final class ErasureRecords {
           if (naturalId.equals(id.asText())) {
             found.add(
                 new Erasure(
-                    record.path("erasureId").asText(), record.path("erasedAt").asText()));
+                    record.path("erasureId").asText(),
+                    record.path("erasedAt").asText(),
+                    record.path("state").asText(DONE)));
           }
         }
       }
@@ -123,6 +143,18 @@ final class ErasureRecords {
 
   /** What {@code explain} prints for an erased id, after its header. */
   static String line(String naturalId, Erasure e) {
+    if (!DONE.equals(e.state())) {
+      return "natural id "
+          + naturalId
+          + ": an erasure started at "
+          + e.erasedAt()
+          + " did not record its end (record "
+          + DIR
+          + "/"
+          + e.erasureId()
+          + ".json), so it may be partial: run forget again; when it says nothing erased, the"
+          + " erasure is complete";
+    }
     return "natural id "
         + naturalId
         + " was erased at "

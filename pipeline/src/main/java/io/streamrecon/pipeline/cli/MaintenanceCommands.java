@@ -2,6 +2,7 @@ package io.streamrecon.pipeline.cli;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
+import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.json.ParseConfig;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -199,33 +201,55 @@ final class MaintenanceCommands {
       Set<String> ids = naturalIds(naturalId, naturalIdFile);
       List<String> keys = keyFields(keyField);
       warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
+      String location = warehouse.location();
       java.time.Instant now = java.time.Instant.now().truncatedTo(ChronoUnit.MILLIS);
-      List<DeltaLakeMaintenance.ForgetResult> results =
-          DeltaLakeMaintenance.forget(new Configuration(), warehouse.location(), ids, keys);
+      String erasureId =
+          "erasure-"
+              + ID_TIME.format(now.atZone(ZoneOffset.UTC))
+              + "-"
+              + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+      // The record is written before the first commit, so that an erasure stopped between its
+      // commits and its end still shows in explain; it is completed or taken back afterwards.
+      Map<String, Long> versions = versions(location);
+      ErasureRecords.write(
+          location, erasureId, now.toString(), ErasureRecords.STARTED, ids, keys, List.of());
+      List<DeltaLakeMaintenance.ForgetResult> results;
+      try {
+        results = DeltaLakeMaintenance.forget(new Configuration(), location, ids, keys);
+      } catch (IOException | RuntimeException e) {
+        if (versions.equals(versions(location))) {
+          ErasureRecords.delete(location, erasureId); // refused or failed before any commit
+        }
+        throw e;
+      }
       PrintWriter out = StreamRecon.stdout();
       out.println("forget: " + ids.size() + " natural id(s)");
       for (DeltaLakeMaintenance.ForgetResult r : results) {
         out.println(r.describe());
       }
       if (results.stream().allMatch(DeltaLakeMaintenance.ForgetResult::nothingErased)) {
+        ErasureRecords.delete(location, erasureId);
         out.println(
             "nothing erased: no table holds a payload or value of these ids (any more); no"
                 + " record written");
       } else {
-        String erasureId =
-            "erasure-"
-                + ID_TIME.format(now.atZone(ZoneOffset.UTC))
-                + "-"
-                + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
         out.println(
             "record: "
                 + ErasureRecords.write(
-                    warehouse.location(), erasureId, now.toString(), ids, keys, results)
+                    location, erasureId, now.toString(), ErasureRecords.DONE, ids, keys, results)
                 + "; the old files stay readable to time travel until a vacuum deletes them"
                 + " (vacuum --retain, 7d by default; docs/operations.md#erasure)");
       }
       out.flush();
       return 0;
+    }
+
+    private static Map<String, Long> versions(String warehouse) {
+      Map<String, Long> versions = new java.util.HashMap<>();
+      for (String table : DeltaLakeIO.TABLES) {
+        versions.put(table, DeltaLakeTables.tableVersion(warehouse, table));
+      }
+      return versions;
     }
 
     static Set<String> naturalIds(String list, String file) throws IOException {

@@ -233,6 +233,24 @@ public class ForgetCommandTest {
         assertThat(explain.out(), not(containsString(x.source())));
       }
     }
+    try (Stream<Path> records = Files.list(Path.of(warehouse, ErasureRecords.DIR))) {
+      Path record =
+          records.filter(p -> p.getFileName().toString().endsWith(".json")).findFirst().get();
+      String json = Files.readString(record);
+      assertThat(json, containsString("\"state\" : \"done\""));
+      assertThat(json, containsString("\"" + mismatchId + "\""));
+      assertThat(json, containsString("\"raw_events\" : {"));
+    }
+    // An erasure stopped between its commits and its end leaves its first record: explain says
+    // it may be partial.
+    ErasureRecords.write(
+        warehouse, "erasure-stopped", "2026-01-01T00:00:00Z", ErasureRecords.STARTED,
+        List.of("ord-00004"), List.of("/id"), List.of());
+    Result stopped = execute("explain", "--naturalId=ord-00004", "--warehouse=" + warehouse);
+    assertEquals(stopped.err(), 0, stopped.code());
+    assertThat(
+        stopped.out(),
+        containsString("an erasure started at 2026-01-01T00:00:00Z did not record its end"));
     Result onlyDeadLetter =
         execute("explain", "--naturalId=" + deadLetterId, "--warehouse=" + warehouse);
     assertEquals(onlyDeadLetter.err(), 0, onlyDeadLetter.code());

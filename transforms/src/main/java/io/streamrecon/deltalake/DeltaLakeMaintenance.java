@@ -2,7 +2,11 @@ package io.streamrecon.deltalake;
 
 import java.io.IOException;
 import java.time.LocalDate;
+import io.streamrecon.json.EventParser;
+import io.streamrecon.json.ParseConfig;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -22,6 +26,8 @@ import org.joda.time.Instant;
  *   <li>{@link #expireRawEvents}: removes the {@code raw_events} partitions whose event date lies
  *       wholly before a cutoff, in one commit ({@code dataChange=true}); refuses a retention that
  *       could remove a row an open pairing entry still points to.
+ *   <li>{@link #forget}: erases natural ids from every table, one commit per table ({@code
+ *       dataChange=true}), conflict-checked like a compaction.
  * </ul>
  *
  * <p>Each is a class of its own ({@code DeltaLakeCompaction}, {@code DeltaLakeVacuum}, {@code
@@ -104,6 +110,47 @@ public final class DeltaLakeMaintenance {
   }
 
   /**
+   * What {@link #forget} did to one table: rows removed, difference values (deltas) or raw inputs
+   * (dead letters) cleared, files rewritten; {@code version} is the commit, -1 when nothing was to
+   * erase.
+   */
+  public record ForgetResult(
+      String table,
+      long rowsRemoved,
+      long valuesCleared,
+      int filesRewritten,
+      int filesAdded,
+      long version,
+      int conflictsRetried) {
+
+    /** Whether this table held nothing of the ids (any more). */
+    public boolean nothingErased() {
+      return version < 0;
+    }
+
+    /** One line for the command line. */
+    public String describe() {
+      if (nothingErased()) {
+        return table + ": nothing to erase";
+      }
+      String what =
+          switch (table) {
+            case DeltaLakeIO.DELTAS -> valuesCleared + " difference value(s) cleared, rows kept";
+            case DeltaLakeIO.DEAD_LETTERS -> valuesCleared + " raw input(s) cleared, rows kept";
+            default -> rowsRemoved + " row(s) removed";
+          };
+      return String.format(
+          "%s: %s; %d file(s) rewritten into %d in version %d%s",
+          table,
+          what,
+          filesRewritten,
+          filesAdded,
+          version,
+          conflictsRetried == 0 ? "" : "; " + conflictsRetried + " conflict(s) retried");
+    }
+  }
+
+  /**
    * Bin-packs the files smaller than {@code targetFileSize} of every partition of {@code table}
    * into files of about {@code targetFileSize}; a partition with fewer than two small files is left
    * alone. One commit per partition, so a conflict costs one partition's rewrite at most.
@@ -153,6 +200,47 @@ public final class DeltaLakeMaintenance {
               + "s is too short: a running pipeline writes its files some seconds before it commits"
               + " them, and a shorter retention could delete them; use at least 1h");
     }
+  }
+
+  // ------------------------------------------------------------------ erasure
+
+  /**
+   * Erases natural ids from every table of {@code warehouse} (docs/design.md#erasure), one commit
+   * per table that held something of them, in the order of {@link DeltaLakeIO#TABLES}. Checks every
+   * table first: a file with a deletion vector that holds a row to erase refuses the whole erasure
+   * before anything is committed ({@link IllegalStateException} naming the table and file).
+   *
+   * @param keyFields the run's key fields, to read the natural id of a dead letter's raw input
+   */
+  public static List<ForgetResult> forget(
+      Configuration conf, String warehouse, Set<String> naturalIds, List<String> keyFields)
+      throws IOException {
+    if (naturalIds.isEmpty()) {
+      throw new IllegalArgumentException("no natural id to erase");
+    }
+    ErasedRows rows =
+        new ErasedRows(
+            naturalIds, new EventParser(ParseConfig.defaults().withKeyFields(keyFields)));
+    // All tables first, so that a refusal leaves every table as it was.
+    List<String> refused = new ArrayList<>();
+    for (String table : DeltaLakeIO.TABLES) {
+      for (String file : Erasure.refusals(conf, warehouse, table, rows)) {
+        refused.add(Erasure.refusal(DeltaLakeCommitter.tablePath(warehouse, table), file));
+      }
+    }
+    if (!refused.isEmpty()) {
+      throw new IllegalStateException(
+          refused.get(0)
+              + (refused.size() == 1
+                  ? ""
+                  : " (and for " + (refused.size() - 1) + " more such file(s))")
+              + "; nothing was erased, no table was changed");
+    }
+    List<ForgetResult> results = new ArrayList<>();
+    for (String table : DeltaLakeIO.TABLES) {
+      results.add(Erasure.forget(conf, warehouse, table, rows));
+    }
+    return results;
   }
 
   // ------------------------------------------------------------------ raw event retention

@@ -187,6 +187,22 @@ public final class EventParser implements Serializable {
     return node == null ? MissingNode.getInstance() : node;
   }
 
+  /**
+   * The natural id an input would have, read the way {@link #parse} reads it, or {@code null} when
+   * the input is not a JSON object or its key fields do not make an id. For inputs that failed
+   * later (event time, size): it tells which id a dead letter belongs to, without its time, hash
+   * or size limit.
+   */
+  public String naturalIdOf(byte[] input) {
+    compilePointers();
+    try {
+      ObjectNode root = JsonSupport.parseObject(input);
+      return naturalId(i -> root.at(keyPointers.get(i)));
+    } catch (InvalidEventException | RuntimeException e) {
+      return null;
+    }
+  }
+
   /** The general path: the whole tree, then id, time, rules and hash from it. */
   Event parseTree(RawInput input, Scratch scratch) throws InvalidEventException {
     byte[] bytes = input.bytes();

@@ -61,7 +61,8 @@ final class ExplainCommand implements Callable<Integer> {
       deltas.addAll(
           readTable(DeltaLakeIO.DELTAS, () -> DeltaLakeLookup.findDeltas(warehouse, naturalId)));
     }
-    if (rows.isEmpty() && deltas.isEmpty()) {
+    List<ErasureRecords.Erasure> erasures = ErasureRecords.of(warehouse, naturalId);
+    if (rows.isEmpty() && deltas.isEmpty() && erasures.isEmpty()) {
       throw new IllegalArgumentException(
           "explain: no stored event has natural id '" + naturalId + "' in " + warehouse);
     }
@@ -78,6 +79,9 @@ final class ExplainCommand implements Callable<Integer> {
             + readTable(
                 DeltaLakeIO.DELTAS,
                 () -> DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.DELTAS)));
+    for (ErasureRecords.Erasure e : erasures) {
+      out.println(ErasureRecords.line(naturalId, e));
+    }
     JsonNode latestSource = null;
     JsonNode latestTarget = null;
     for (Map<String, Object> row : Explained.sorted(rows)) {
@@ -99,7 +103,10 @@ final class ExplainCommand implements Callable<Integer> {
       out.println(o.toPrettyString());
     }
     // A pointer whose row retention removed is reported, not an error (docs/design.md#erasure).
-    for (String expired : Explained.expiredPointers(deltas, rows)) {
+    for (String expired :
+        erasures.isEmpty()
+            ? Explained.expiredPointers(deltas, rows)
+            : ErasureRecords.erasedPointers(deltas, rows, erasures.get(erasures.size() - 1))) {
       out.println(expired);
     }
     out.println();
@@ -132,7 +139,10 @@ final class ExplainCommand implements Callable<Integer> {
       rules = rules.withIgnoreFields(List.of(ignoreFields.split(",")));
     }
     if (latestSource == null && latestTarget == null) {
-      out.println("diff: the raw events of this natural id have expired");
+      out.println(
+          erasures.isEmpty()
+              ? "diff: the raw events of this natural id have expired"
+              : "diff: none, the payloads of this natural id were erased");
     } else if (latestSource != null && latestTarget != null) {
       JsonDiff.Result result = JsonDiff.diff(latestSource, latestTarget, rules);
       List<Difference> diff = result.differences();

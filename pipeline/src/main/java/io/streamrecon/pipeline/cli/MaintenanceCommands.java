@@ -2,11 +2,24 @@ package io.streamrecon.pipeline.cli;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
+import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.DurationParser;
+import io.streamrecon.json.ParseConfig;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -17,8 +30,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The table maintenance commands, {@code compact} and {@code vacuum}: both run beside a pipeline
- * that writes the same tables (see README, "Maintaining the tables").
+ * The table maintenance commands, {@code compact}, {@code vacuum} and {@code forget}: each runs
+ * beside a pipeline that writes the same tables (see README, "Maintaining the tables").
  */
 final class MaintenanceCommands {
   private MaintenanceCommands() {}
@@ -147,6 +160,143 @@ final class MaintenanceCommands {
         }
       }
       return 0;
+    }
+  }
+
+  /**
+   * {@code forget}: erases natural ids, their payloads and raw values, from every table, one commit
+   * per table (docs/design.md#erasure), and writes the erasure's record for {@code explain} and
+   * auditors.
+   */
+  @Command(
+      name = "forget",
+      description =
+          "Erase natural ids: remove their raw events and late events, clear the values of their"
+              + " delta records and the raw input of dead letters that name them; one commit per"
+              + " table, safe while a pipeline writes. A later vacuum deletes the old files.")
+  static final class Forget implements Callable<Integer> {
+    private static final DateTimeFormatter ID_TIME =
+        DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
+
+    @Mixin WarehouseOption warehouse;
+
+    @Option(names = "--naturalId", description = "The natural id(s) to erase: ID[,ID...]")
+    String naturalId;
+
+    @Option(
+        names = "--naturalIdFile",
+        description = "A file of natural ids to erase, one per line (blank lines are skipped)")
+    String naturalIdFile;
+
+    @Option(
+        names = "--keyField",
+        defaultValue = "/id",
+        description =
+            "The run's --keyField: tells which dead letters name the ids"
+                + " (default: ${DEFAULT-VALUE})")
+    String keyField;
+
+    @Override
+    public Integer call() throws IOException {
+      Set<String> ids = naturalIds(naturalId, naturalIdFile);
+      List<String> keys = keyFields(keyField);
+      warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
+      String location = warehouse.location();
+      java.time.Instant now = java.time.Instant.now().truncatedTo(ChronoUnit.MILLIS);
+      String erasureId =
+          "erasure-"
+              + ID_TIME.format(now.atZone(ZoneOffset.UTC))
+              + "-"
+              + String.format("%06x", ThreadLocalRandom.current().nextInt(1 << 24));
+      // The record is written before the first commit, so that an erasure stopped between its
+      // commits and its end still shows in explain; it is completed or taken back afterwards.
+      Map<String, Long> versions = versions(location);
+      ErasureRecords.write(
+          location, erasureId, now.toString(), ErasureRecords.STARTED, ids, keys, List.of());
+      List<DeltaLakeMaintenance.ForgetResult> results;
+      try {
+        results = DeltaLakeMaintenance.forget(new Configuration(), location, ids, keys);
+      } catch (IOException | RuntimeException e) {
+        if (versions.equals(versions(location))) {
+          ErasureRecords.delete(location, erasureId); // refused or failed before any commit
+        }
+        throw e;
+      }
+      PrintWriter out = StreamRecon.stdout();
+      out.println("forget: " + ids.size() + " natural id(s)");
+      for (DeltaLakeMaintenance.ForgetResult r : results) {
+        out.println(r.describe());
+      }
+      if (results.stream().allMatch(DeltaLakeMaintenance.ForgetResult::nothingErased)) {
+        ErasureRecords.delete(location, erasureId);
+        out.println(
+            "nothing erased: no table holds a payload or value of these ids (any more); no"
+                + " record written");
+      } else {
+        out.println(
+            "record: "
+                + ErasureRecords.write(
+                    location, erasureId, now.toString(), ErasureRecords.DONE, ids, keys, results)
+                + "; the old files stay readable to time travel until a vacuum deletes them"
+                + " (vacuum --retain, 7d by default; docs/operations.md#erasure)");
+      }
+      out.flush();
+      return 0;
+    }
+
+    private static Map<String, Long> versions(String warehouse) {
+      Map<String, Long> versions = new java.util.HashMap<>();
+      for (String table : DeltaLakeIO.TABLES) {
+        versions.put(table, DeltaLakeTables.tableVersion(warehouse, table));
+      }
+      return versions;
+    }
+
+    static Set<String> naturalIds(String list, String file) throws IOException {
+      Set<String> ids = new LinkedHashSet<>();
+      if (list != null) {
+        for (String id : list.split(",")) {
+          if (!id.isBlank()) {
+            ids.add(id.strip());
+          }
+        }
+      }
+      if (file != null) {
+        java.nio.file.Path path = java.nio.file.Path.of(file);
+        if (!Files.isRegularFile(path)) {
+          throw new IllegalArgumentException("--naturalIdFile=" + file + " is not a file");
+        }
+        for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
+          if (!line.isBlank()) {
+            ids.add(line.strip());
+          }
+        }
+      }
+      if (ids.isEmpty()) {
+        throw new IllegalArgumentException(
+            "forget: give the natural ids to erase with --naturalId=ID[,ID...] or"
+                + " --naturalIdFile=FILE (one id per line)");
+      }
+      return ids;
+    }
+
+    static List<String> keyFields(String text) {
+      List<String> keys = new ArrayList<>();
+      for (String k : text.split(",")) {
+        if (!k.isBlank()) {
+          keys.add(k.strip());
+        }
+      }
+      if (keys.isEmpty()) {
+        throw new IllegalArgumentException(
+            "--keyField must name at least one JSON Pointer, like /id or /orderId,/lineNo");
+      }
+      try {
+        ParseConfig.defaults().withKeyFields(keys);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--keyField=" + text + ": " + e.getMessage(), e);
+      }
+      return keys;
     }
   }
 }

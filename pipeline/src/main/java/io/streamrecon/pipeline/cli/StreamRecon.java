@@ -26,7 +26,8 @@ import picocli.CommandLine;
  * prints a table as JSON Lines; {@code explain --naturalId=X} prints the stored payloads of a key,
  * their pointers and the diff; {@code report [--out=report.html]} writes a self-contained HTML
  * report ({@link io.streamrecon.pipeline.report.ReportCommand}); {@code compact} and {@code
- * vacuum} maintain the tables (see {@link MaintenanceCommands}). Errors are one line on standard
+ * vacuum} maintain the tables and {@code forget} erases natural ids (see {@link
+ * MaintenanceCommands}). Errors are one line on standard
  * error and a non-zero exit.
  */
 @Command(
@@ -42,6 +43,7 @@ import picocli.CommandLine;
       io.streamrecon.pipeline.report.ReportCommand.class,
       MaintenanceCommands.Compact.class,
       MaintenanceCommands.Vacuum.class,
+      MaintenanceCommands.Forget.class,
       OptionsCommand.class
     })
 public final class StreamRecon implements Callable<Integer> {

@@ -1,0 +1,207 @@
+package io.streamrecon.deltalake;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import io.streamrecon.deltalake.DeltaLakeMaintenance.ForgetResult;
+import io.streamrecon.json.ParseConfig;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * Erasure as Apache Spark and delta-spark see it: no payload or value of the erased ids in any
+ * table, every other id's rows as before, each table's erasure a commit in {@code DESCRIBE
+ * HISTORY}; time travel still reaches the old files until a vacuum deletes them. A file with a
+ * deletion vector holding a row to erase is refused until Spark purges the vector.
+ */
+public class ErasureSparkTest {
+  private static SparkSession spark;
+
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  private static final List<String> KEYS = ParseConfig.DEFAULT_KEY_FIELDS;
+
+  @BeforeClass
+  public static void startSpark() {
+    spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("erasure")
+            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+            .config(
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.databricks.delta.snapshotPartitions", "2")
+            .config("spark.sql.session.timeZone", "UTC")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .getOrCreate();
+  }
+
+  @AfterClass
+  public static void stopSpark() {
+    if (spark != null) {
+      spark.stop();
+    }
+  }
+
+  private static String table(String warehouse, String name) {
+    return "delta.`" + Paths.get(warehouse, name) + "`";
+  }
+
+  private static Dataset<Row> read(String warehouse, String name) {
+    return spark.read().format("delta").load(Paths.get(warehouse, name).toString());
+  }
+
+  private static Map<String, Long> rowsPerId(String warehouse, String name) {
+    Map<String, Long> counts = new HashMap<>();
+    for (Row r :
+        read(warehouse, name).groupBy("natural_id").count().collectAsList()) {
+      counts.put(r.getString(0), r.getLong(1));
+    }
+    return counts;
+  }
+
+  @Test
+  public void sparkSeesNoValueOfTheErasedIdsAndTheCommitsInTheHistory() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    ErasureFixture.write(warehouse, 100, 5);
+    Set<String> ids = Set.of(ErasureFixture.id(10), ErasureFixture.id(47));
+    Map<String, Long> rawBefore = rowsPerId(warehouse, DeltaLakeIO.RAW_EVENTS);
+    Map<String, Long> deltasBefore = rowsPerId(warehouse, DeltaLakeIO.DELTAS);
+    long rawVersion = DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS);
+
+    Map<String, ForgetResult> results = new HashMap<>();
+    for (ForgetResult r : DeltaLakeMaintenance.forget(ErasureFixture.CONF, warehouse, ids, KEYS)) {
+      results.put(r.table(), r);
+    }
+
+    Map<String, Long> rawAfter = rowsPerId(warehouse, DeltaLakeIO.RAW_EVENTS);
+    for (String id : ids) {
+      rawBefore.remove(id);
+    }
+    assertEquals(rawBefore, rawAfter);
+    assertEquals(
+        0,
+        read(warehouse, DeltaLakeIO.RAW_EVENTS)
+            .where("payload LIKE '%secret-10\"%' OR payload LIKE '%secret-47\"%'")
+            .count());
+    // Verdicts stay, one per id as before; the erased ids' difference values are null.
+    assertEquals(deltasBefore, rowsPerId(warehouse, DeltaLakeIO.DELTAS));
+    List<Row> values =
+        spark
+            .sql(
+                "SELECT natural_id, d.path, d.kind, d.source, d.target FROM "
+                    + table(warehouse, DeltaLakeIO.DELTAS)
+                    + " LATERAL VIEW explode(differences) x AS d"
+                    + " WHERE natural_id IN ('s-00010', 's-00047')")
+            .collectAsList();
+    assertEquals(2, values.size());
+    for (Row r : values) {
+      assertEquals("/secret", r.getString(1));
+      assertEquals("CHANGED", r.getString(2));
+      assertTrue(r.isNullAt(3));
+      assertTrue(r.isNullAt(4));
+    }
+    assertEquals(
+        98,
+        read(warehouse, DeltaLakeIO.DELTAS)
+            .selectExpr("explode(differences) AS d")
+            .where("d.source IS NOT NULL AND d.target IS NOT NULL")
+            .count());
+    assertEquals(
+        0, read(warehouse, DeltaLakeIO.DEAD_LETTERS).where("raw LIKE '%dl-10\"%'").count());
+    assertEquals(
+        1, read(warehouse, DeltaLakeIO.DEAD_LETTERS).where("raw_encoding = 'erased'").count());
+    assertEquals(
+        0, read(warehouse, DeltaLakeIO.LATE_EVENTS).where("natural_id = 's-00010'").count());
+
+    for (String name : DeltaLakeIO.TABLES) {
+      Row last =
+          spark
+              .sql("DESCRIBE HISTORY " + table(warehouse, name) + " LIMIT 1")
+              .collectAsList()
+              .get(0);
+      assertEquals(name, results.get(name).version(), last.getLong(last.fieldIndex("version")));
+      assertEquals("Manual Update", last.getString(last.fieldIndex("operation")));
+    }
+
+    // Time travel still reaches the erased rows until a vacuum deletes the old files.
+    String previous =
+        "SELECT count(*) FROM " + table(warehouse, DeltaLakeIO.RAW_EVENTS) + " VERSION AS OF "
+            + rawVersion + " WHERE natural_id = 's-00010'";
+    assertEquals(2L, spark.sql(previous).collectAsList().get(0).getLong(0));
+    Instant later = Instant.now().plus(Duration.standardDays(8));
+    for (String name : DeltaLakeIO.TABLES) {
+      DeltaLakeMaintenance.vacuum(
+          ErasureFixture.CONF, warehouse, name, Duration.standardDays(7), later);
+    }
+    Exception gone =
+        assertThrows(Exception.class, () -> spark.sql(previous).collectAsList());
+    assertThat(String.valueOf(gone), containsString("FileNotFound"));
+    assertEquals(rawBefore, rowsPerId(warehouse, DeltaLakeIO.RAW_EVENTS));
+  }
+
+  @Test
+  public void aFileWithADeletionVectorIsRefusedUntilSparkPurgesIt() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    ErasureFixture.write(warehouse, 40, 2);
+    spark.sql(
+        "ALTER TABLE "
+            + table(warehouse, DeltaLakeIO.RAW_EVENTS)
+            + " SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+    // Another id of the same files: Spark marks its rows deleted in a vector.
+    spark.sql(
+        "DELETE FROM "
+            + table(warehouse, DeltaLakeIO.RAW_EVENTS)
+            + " WHERE natural_id = 's-00003'");
+    Map<String, Long> versions = new HashMap<>();
+    for (String name : DeltaLakeIO.TABLES) {
+      versions.put(name, DeltaLakeTables.tableVersion(warehouse, name));
+    }
+
+    IllegalStateException refused =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                DeltaLakeMaintenance.forget(
+                    ErasureFixture.CONF, warehouse, Set.of(ErasureFixture.id(4)), KEYS));
+    assertThat(refused.getMessage(), containsString(DeltaLakeIO.RAW_EVENTS + " file side="));
+    assertThat(refused.getMessage(), containsString("has a deletion vector"));
+    assertThat(refused.getMessage(), containsString("APPLY (PURGE)"));
+    assertThat(refused.getMessage(), containsString("nothing was erased"));
+    for (String name : DeltaLakeIO.TABLES) {
+      assertEquals(name, (long) versions.get(name), DeltaLakeTables.tableVersion(warehouse, name));
+    }
+
+    spark.sql("REORG TABLE " + table(warehouse, DeltaLakeIO.RAW_EVENTS) + " APPLY (PURGE)");
+    Map<String, ForgetResult> results = new HashMap<>();
+    for (ForgetResult r :
+        DeltaLakeMaintenance.forget(
+            ErasureFixture.CONF, warehouse, Set.of(ErasureFixture.id(4)), KEYS)) {
+      results.put(r.table(), r);
+    }
+    assertEquals(2, results.get(DeltaLakeIO.RAW_EVENTS).rowsRemoved());
+    Map<String, Long> ids = rowsPerId(warehouse, DeltaLakeIO.RAW_EVENTS);
+    assertEquals(38, ids.size());
+    assertTrue(!ids.containsKey(ErasureFixture.id(3)) && !ids.containsKey(ErasureFixture.id(4)));
+  }
+}

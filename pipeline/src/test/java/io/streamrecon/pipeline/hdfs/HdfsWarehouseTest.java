@@ -115,6 +115,14 @@ public class HdfsWarehouseTest {
     cli("report", "--warehouse=" + remote, "--out=" + remotePage);
     assertEquals(page(copyPage, copy), page(remotePage, remote));
 
+    // A mistyped location fails as a local one does, instead of showing empty tables.
+    String nowhere = hdfs.uri() + "/warehouses/nothing-here";
+    assertEquals(
+        StreamRecon.EXIT_USAGE, StreamRecon.execute("show", "deltas", "--warehouse=" + nowhere));
+    assertEquals(
+        StreamRecon.EXIT_USAGE,
+        StreamRecon.execute("explain", "--naturalId=" + mismatch, "--warehouse=" + nowhere));
+
     // Maintenance on HDFS: compaction rewrites, vacuum lists and deletes there; the rows stay.
     String deltasBefore = cli("show", "deltas", "--warehouse=" + remote);
     assertThat(cli("compact", "--warehouse=" + remote), containsString("deltas"));
@@ -171,7 +179,6 @@ public class HdfsWarehouseTest {
     try {
       ChildProcesses.await("the writer paused inside its third commit", 90, p, log,
           () -> Files.exists(marker));
-      ChildProcesses.kill(p);
     } finally {
       ChildProcesses.kill(p);
     }

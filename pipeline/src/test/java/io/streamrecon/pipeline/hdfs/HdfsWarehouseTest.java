@@ -123,7 +123,8 @@ public class HdfsWarehouseTest {
         StreamRecon.EXIT_USAGE,
         StreamRecon.execute("explain", "--naturalId=" + mismatch, "--warehouse=" + nowhere));
 
-    // Maintenance on HDFS: compaction rewrites, vacuum lists and deletes there; the rows stay.
+    // Maintenance on HDFS: compaction rewrites files there, vacuum walks the tables (nothing is
+    // old enough to delete yet); every row stays readable.
     String deltasBefore = cli("show", "deltas", "--warehouse=" + remote);
     assertThat(cli("compact", "--warehouse=" + remote), containsString("deltas"));
     cli("vacuum", "--warehouse=" + remote, "--retain=1h", "--retainRawEvents=3650d");

@@ -70,11 +70,22 @@ public final class Warehouse {
   }
 
   /**
-   * True when the table exists, that is where its transaction log does. A remote warehouse is not
-   * looked at: its reader finds out, and reads a missing table as empty.
+   * True when the table exists, that is where its transaction log does. A remote warehouse is
+   * asked through its Hadoop file system (one existence check), so that a mistyped {@code
+   * hdfs://} location fails as a local one does instead of reading as empty tables; when that file
+   * system cannot be reached or is not on the class path, the table's reader finds out.
    */
   public boolean tableExists(String table) {
-    return !isLocal() || Files.isDirectory(localPath().resolve(table).resolve(DELTA_LOG));
+    if (isLocal()) {
+      return Files.isDirectory(localPath().resolve(table).resolve(DELTA_LOG));
+    }
+    org.apache.hadoop.fs.Path log =
+        new org.apache.hadoop.fs.Path(tablePath(table) + "/" + DELTA_LOG);
+    try {
+      return log.getFileSystem(new org.apache.hadoop.conf.Configuration()).exists(log);
+    } catch (java.io.IOException | RuntimeException e) {
+      return true;
+    }
   }
 
   /** Fails with a line naming the option when the table does not exist. */

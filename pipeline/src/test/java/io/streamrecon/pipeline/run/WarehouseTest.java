@@ -44,7 +44,9 @@ public class WarehouseTest {
     Files.createDirectories(root.resolve("deltas/_delta_log"));
     assertTrue(w.tableExists("deltas"));
     assertTrue(Warehouse.of(root.toUri().toString()).tableExists("deltas"));
-    assertTrue("remote: left to the reader", Warehouse.of("s3a://b/wh").tableExists("deltas"));
+    assertTrue(
+        "remote without its file system on the class path: left to the reader",
+        Warehouse.of("s3a://b/wh").tableExists("deltas"));
     assertEquals(root + "/deltas", w.tablePath("deltas"));
   }
 

@@ -62,15 +62,25 @@ public final class Scenario {
 
   /** Options reading the scenario files into {@code warehouse}, plus {@code extra}. */
   public ReconcileOptions options(Path warehouse, String... extra) {
-    List<String> args = new ArrayList<>();
-    args.add("--source=" + source);
-    args.add("--target=" + target);
-    args.add("--warehouse=" + warehouse);
-    args.add("--runId=scenario");
-    args.add("--progressInterval=0s");
+    return options(warehouse.toString(), extra);
+  }
+
+  /** As {@link #options(Path, String...)}, into a warehouse given as a path or Hadoop URI. */
+  public ReconcileOptions options(String warehouse, String... extra) {
+    List<String> args = new ArrayList<>(arguments(warehouse));
     args.addAll(List.of(extra));
     return PipelineOptionsFactory.fromArgs(args.toArray(new String[0]))
         .as(ReconcileOptions.class);
+  }
+
+  /** The options of {@link #options(String, String...)} as command-line arguments. */
+  public List<String> arguments(String warehouse) {
+    return List.of(
+        "--source=" + source,
+        "--target=" + target,
+        "--warehouse=" + warehouse,
+        "--runId=scenario",
+        "--progressInterval=0s");
   }
 
   /** Runs to completion and checks that the run's counts add up. */
@@ -111,11 +121,21 @@ public final class Scenario {
 
   /** The final view of the deltas table under {@code warehouse}. */
   public static Set<String> finalView(Path warehouse) {
-    return finalView(DeltaLakeTables.readDeltas(warehouse.toString()));
+    return finalView(warehouse.toString());
+  }
+
+  /** The final view of the deltas table under {@code warehouse}, a path or Hadoop URI. */
+  public static Set<String> finalView(String warehouse) {
+    return finalView(DeltaLakeTables.readDeltas(warehouse));
   }
 
   /** Asserts that each natural id ends as the generator meant: status and differing paths. */
   public void assertExpected(Path warehouse) {
+    assertExpected(warehouse.toString());
+  }
+
+  /** As {@link #assertExpected(Path)}, for a warehouse given as a path or Hadoop URI. */
+  public void assertExpected(String warehouse) {
     Map<String, String> actual = new TreeMap<>();
     for (String line : finalView(warehouse)) {
       String[] parts = line.split(" ", 5);

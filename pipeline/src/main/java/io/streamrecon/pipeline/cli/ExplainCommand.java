@@ -9,8 +9,10 @@ import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.JsonDiff;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
+import io.streamrecon.model.Pointer;
 import io.streamrecon.pipeline.run.RulesArchive;
 import java.io.PrintWriter;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -98,9 +100,15 @@ final class ExplainCommand implements Callable<Integer> {
       ObjectNode o = RowJson.delta(d);
       out.println(o.toPrettyString());
     }
-    // A pointer whose row retention removed is reported, not an error (docs/design.md#erasure).
-    for (String expired : Explained.expiredPointers(deltas, rows)) {
-      out.println(expired);
+    // A pointer whose row is gone is reported, not an error (docs/design.md#erasure): expired
+    // when retention removed its date, deleted otherwise.
+    Map<Pointer, Explained.Gone> gone = Map.of();
+    if (!deltas.isEmpty()) {
+      LocalDate earliestStored =
+          readTable(
+              DeltaLakeIO.RAW_EVENTS, () -> DeltaLakeLookup.earliestRawEventDate(warehouse));
+      gone = Explained.gonePointers(deltas, rows, earliestStored);
+      gone.forEach((p, why) -> out.println(Explained.goneLine(p, why)));
     }
     out.println();
     String recordedRulesId = deltas.isEmpty() ? null : deltas.get(deltas.size() - 1).rulesId();
@@ -132,7 +140,10 @@ final class ExplainCommand implements Callable<Integer> {
       rules = rules.withIgnoreFields(List.of(ignoreFields.split(",")));
     }
     if (latestSource == null && latestTarget == null) {
-      out.println("diff: the raw events of this natural id have expired");
+      out.println(
+          gone.containsValue(Explained.Gone.DELETED)
+              ? "diff: the raw events of this natural id were deleted"
+              : "diff: the raw events of this natural id have expired");
     } else if (latestSource != null && latestTarget != null) {
       JsonDiff.Result result = JsonDiff.diff(latestSource, latestTarget, rules);
       List<Difference> diff = result.differences();

@@ -82,6 +82,7 @@ final class PayloadReader {
 
   private final Configuration conf;
   private final Path tableRoot;
+  private Engine engine;
   private DeltaLakeSnapshot cached;
 
   PayloadReader(Configuration conf, String warehouse) {
@@ -188,7 +189,9 @@ final class PayloadReader {
    * between two commits of raw_events.
    */
   private DeltaLakeSnapshot snapshot() {
-    Engine engine = DeltaLakeEngine.create(conf);
+    if (engine == null) {
+      engine = DeltaLakeEngine.create(conf);
+    }
     Snapshot latest = DeltaLakeSnapshot.kernelSnapshot(engine, tableRoot);
     if (latest == null) {
       cached = null;

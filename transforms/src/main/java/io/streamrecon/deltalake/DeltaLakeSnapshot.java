@@ -70,7 +70,11 @@ public final class DeltaLakeSnapshot {
    * @param cardinality how many rows it deletes
    */
   public record DeletionVector(
-      String storageType, String pathOrInlineDv, Integer offset, int sizeInBytes, long cardinality) {
+      String storageType,
+      String pathOrInlineDv,
+      Integer offset,
+      int sizeInBytes,
+      long cardinality) {
     public DeletionVector {
       Objects.requireNonNull(storageType, "storageType");
       Objects.requireNonNull(pathOrInlineDv, "pathOrInlineDv");

@@ -95,7 +95,9 @@ final class PayloadReader {
    * out of the result when its row is gone: deleted by a deletion vector, or its file removed
    * (rewritten by a {@code DELETE}, OPTIMIZE or compaction, or dropped by retention) and no live
    * row has its fallback key. Such a pointer answers "deleted", and the listener hears of it;
-   * never another row's payload. A file that exists but cannot be read throws.
+   * never another row's payload. A file that exists but cannot be read throws, and so does a
+   * pointer into a live file missing from storage whose key finds no other row: the log says the
+   * row is there, so that is a damaged table, not a delete.
    */
   Map<Pointer, byte[]> read(Iterable<Pointer> pointers, Listener listener) throws IOException {
     Map<String, NavigableMap<Long, List<Pointer>>> byFile = new TreeMap<>();

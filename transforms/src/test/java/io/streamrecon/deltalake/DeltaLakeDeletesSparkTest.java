@@ -276,7 +276,8 @@ public class DeltaLakeDeletesSparkTest {
     List<Event> stored = new ArrayList<>();
     Map<String, EventRef> refs = firstRun(warehouse, stored);
     List<Pointer> pointers = new ArrayList<>();
-    for (String key : List.of("SOURCE/a-00001", "TARGET/a-00001", "SOURCE/b-00002", "SOURCE/c-00009")) {
+    for (String key :
+        List.of("SOURCE/a-00001", "TARGET/a-00001", "SOURCE/b-00002", "SOURCE/c-00009")) {
       pointers.add(refs.get(key).pointer());
     }
 

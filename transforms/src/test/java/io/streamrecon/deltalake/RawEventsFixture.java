@@ -53,7 +53,8 @@ final class RawEventsFixture {
   static void rewriteWithout(String warehouse, String oldFile, List<Event> kept) throws Exception {
     List<DataFile> rewritten = writeFiles(warehouse, kept);
     DeltaLog log =
-        DeltaLog.forTable(new Configuration(), DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS));
+        DeltaLog.forTable(
+            new Configuration(), DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS));
     OptimisticTransaction txn = log.startTransaction();
     List<Action> actions = new ArrayList<>();
     for (AddFile f : log.update().getAllFiles()) {

@@ -54,10 +54,9 @@ public class DeletedPayloadCodersTest {
     ModelCoders.writeBytes(PAYLOAD, before);
     ModelCoders.writeBytes("[1]".getBytes(StandardCharsets.UTF_8), before);
     PayloadPair pair = new PayloadPair(v, PAYLOAD, "[1]".getBytes(StandardCharsets.UTF_8));
-    assertArrayEquals(
-        before.toByteArray(), CoderUtils.encodeToByteArray(ModelCoders.PayloadPairCoder.of(), pair));
-    assertEquals(
-        pair, CoderUtils.decodeFromByteArray(ModelCoders.PayloadPairCoder.of(), before.toByteArray()));
+    ModelCoders.PayloadPairCoder coder = ModelCoders.PayloadPairCoder.of();
+    assertArrayEquals(before.toByteArray(), CoderUtils.encodeToByteArray(coder, pair));
+    assertEquals(pair, CoderUtils.decodeFromByteArray(coder, before.toByteArray()));
   }
 
   /** The kinds that say a payload was deleted are appended: the three before keep their codes. */

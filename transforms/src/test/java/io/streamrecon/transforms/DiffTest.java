@@ -324,7 +324,9 @@ public class DiffTest {
             .apply(
                 Create.of(
                         new PayloadPair(
-                            sourceGone, null, "{\"id\":\"gone-1\"}".getBytes(StandardCharsets.UTF_8)),
+                            sourceGone,
+                            null,
+                            "{\"id\":\"gone-1\"}".getBytes(StandardCharsets.UTF_8)),
                         new PayloadPair(bothGone, null, null))
                     .withCoder(ModelCoders.PayloadPairCoder.of()))
             .apply("Diff", Diff.create().withRunId("run-7"));

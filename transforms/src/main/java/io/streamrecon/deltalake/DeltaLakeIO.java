@@ -494,7 +494,9 @@ public final class DeltaLakeIO {
   /**
    * Reads the payload behind each {@link Pointer} from {@code raw_events}: per bundle, each data
    * file is opened once and only the payload column of the wanted rows is read. A pointer whose
-   * file was compacted away is resolved by its fallback key (counter {@code lookup_fallbacks}).
+   * file was compacted away, or whose row a deletion vector deletes, is resolved by its fallback
+   * key (counter {@code lookup_fallbacks}); one whose row is gone from the table gives a {@link
+   * StoredPayload} without payload, "deleted" (docs/design.md#tables-and-pointers).
    */
   public static final class Lookup extends PTransform<PCollection<Pointer>, PCollection<StoredPayload>> {
     private final String warehouse;
@@ -522,7 +524,8 @@ public final class DeltaLakeIO {
   /**
    * Reads both payloads of each MISMATCH {@link Verdict} (both sides present) from {@code
    * raw_events}, batched like {@link Lookup}. Only MISMATCH verdicts should reach it: a MATCH
-   * needs no payload and must cause no read.
+   * needs no payload and must cause no read. A payload deleted from the table is {@code null} in
+   * the {@link PayloadPair}, counted as {@link MetricNames#PAYLOADS_DELETED}.
    */
   public static final class FetchPayloads extends PTransform<PCollection<Verdict>, PCollection<PayloadPair>> {
     private final String warehouse;

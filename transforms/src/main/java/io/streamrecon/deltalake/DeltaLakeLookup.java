@@ -4,6 +4,7 @@ import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.model.DeltaRecord;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +20,6 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.InputFile;
 import org.apache.parquet.io.api.Binary;
 
@@ -27,7 +27,7 @@ import org.apache.parquet.io.api.Binary;
  * Finds the rows of one natural id without reading whole tables, for {@code explain}: files are
  * skipped by their Delta {@code natural_id} statistics, and inside a file Parquet skips row groups
  * and pages by its own statistics, dictionaries and column index. Row indexes are the rows'
- * positions in their files, as pointers count them.
+ * positions in their files, as pointers count them. Rows a deletion vector deletes are not found.
  */
 public final class DeltaLakeLookup {
   private DeltaLakeLookup() {}
@@ -58,6 +58,24 @@ public final class DeltaLakeLookup {
     return find(warehouse, TableLayouts.DELTAS, naturalId, false, null).stream()
         .map(DeltaLakeTables::toDeltaRecord)
         .toList();
+  }
+
+  /**
+   * The earliest {@code event_date} of a live {@code raw_events} file, or {@code null} when no
+   * file is live. Raw event retention removes every date before a cutoff, so a stored row's date
+   * before this one was removed by retention, and a later one by a delete.
+   */
+  public static LocalDate earliestRawEventDate(String warehouse) {
+    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(warehouse, DeltaLakeIO.RAW_EVENTS);
+    LocalDate earliest = null;
+    for (TableFile f : snapshot == null ? List.<TableFile>of() : snapshot.files()) {
+      String date = f.partitionValues().get("event_date");
+      if (date != null) {
+        LocalDate d = LocalDate.parse(date);
+        earliest = earliest == null || d.isBefore(earliest) ? d : earliest;
+      }
+    }
+    return earliest;
   }
 
   private static List<Map<String, Object>> find(
@@ -93,9 +111,13 @@ public final class DeltaLakeLookup {
           }
         }
         read++;
+        DeletedRows deleted = snapshot.deletedRows(file);
         try (ParquetReader<Group> reader =
             DataFileFormat.reader(new GroupReadSupport(), input).withFilter(filter).build()) {
           for (Group g = reader.read(); g != null; g = reader.read()) {
+            if (deleted.contains(reader.getCurrentRowIndex())) {
+              continue;
+            }
             Map<String, Object> row = new LinkedHashMap<>();
             for (ColumnSpec c : layout.columns) {
               row.put(

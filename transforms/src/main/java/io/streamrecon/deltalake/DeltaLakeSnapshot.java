@@ -7,6 +7,7 @@ import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.internal.InternalScanFileUtils;
+import io.delta.kernel.internal.actions.DeletionVectorDescriptor;
 import io.delta.kernel.internal.util.VectorUtils;
 import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
@@ -39,19 +40,67 @@ public final class DeltaLakeSnapshot {
    * @param size bytes
    * @param stats the file's statistics JSON ({@code numRecords}, {@code minValues}, {@code
    *     maxValues}, {@code nullCount}), or {@code null} when the writer left none
+   * @param deletionVector the rows another engine deleted without rewriting the file, or {@code
+   *     null} when none is; {@code numRecords} counts them too
    */
-  public record TableFile(String path, Map<String, String> partitionValues, long size, String stats) {
+  public record TableFile(
+      String path,
+      Map<String, String> partitionValues,
+      long size,
+      String stats,
+      DeletionVector deletionVector) {
     public TableFile {
       Objects.requireNonNull(path, "path");
       partitionValues = partitionValues == null ? Map.of() : partitionValues;
     }
+
+    /** A file without a deletion vector. */
+    public TableFile(String path, Map<String, String> partitionValues, long size, String stats) {
+      this(path, partitionValues, size, stats, null);
+    }
   }
 
+  /**
+   * The deletion vector descriptor of a file's {@code add} action, as the Delta protocol defines
+   * it; {@link DeletedRows} loads the rows it names.
+   *
+   * @param storageType {@code u} (a file beside the table named by a UUID), {@code p} (an
+   *     absolute path) or {@code i} (inline)
+   * @param offset where the vector starts in its file, or {@code null}
+   * @param cardinality how many rows it deletes
+   */
+  public record DeletionVector(
+      String storageType,
+      String pathOrInlineDv,
+      Integer offset,
+      int sizeInBytes,
+      long cardinality) {
+    public DeletionVector {
+      Objects.requireNonNull(storageType, "storageType");
+      Objects.requireNonNull(pathOrInlineDv, "pathOrInlineDv");
+    }
+
+    static DeletionVector of(Row descriptor) {
+      if (descriptor == null) {
+        return null;
+      }
+      DeletionVectorDescriptor d = DeletionVectorDescriptor.fromRow(descriptor);
+      return new DeletionVector(
+          d.getStorageType(),
+          d.getPathOrInlineDv(),
+          d.getOffset().orElse(null),
+          d.getSizeInBytes(),
+          d.getCardinality());
+    }
+  }
+
+  private final Engine engine;
   private final Path root;
   private final long version;
   private final List<TableFile> files;
 
-  private DeltaLakeSnapshot(Path root, long version, List<TableFile> files) {
+  private DeltaLakeSnapshot(Engine engine, Path root, long version, List<TableFile> files) {
+    this.engine = engine;
     this.root = root;
     this.version = version;
     this.files = List.copyOf(files);
@@ -84,15 +133,17 @@ public final class DeltaLakeSnapshot {
     List<TableFile> files = new ArrayList<>();
     for (Row add : addActions(engine, root, snapshot)) {
       int stats = add.getSchema().indexOf("stats");
+      int dv = add.getSchema().indexOf("deletionVector");
       files.add(
           new TableFile(
               add.getString(add.getSchema().indexOf("path")),
               VectorUtils.toJavaMap(add.getMap(add.getSchema().indexOf("partitionValues"))),
               add.getLong(add.getSchema().indexOf("size")),
-              add.isNullAt(stats) ? null : add.getString(stats)));
+              add.isNullAt(stats) ? null : add.getString(stats),
+              dv < 0 || add.isNullAt(dv) ? null : DeletionVector.of(add.getStruct(dv))));
     }
     files.sort(Comparator.comparing(TableFile::path));
-    return new DeltaLakeSnapshot(root, snapshot.getVersion(), files);
+    return new DeltaLakeSnapshot(engine, root, snapshot.getVersion(), files);
   }
 
   /**
@@ -135,5 +186,13 @@ public final class DeltaLakeSnapshot {
   /** The live data files, sorted by path. */
   public List<TableFile> files() {
     return files;
+  }
+
+  /**
+   * The rows of {@code file} (one of {@link #files()}) deleted by its deletion vector: a reader
+   * skips them. Loads the vector on every call; call it once per file read.
+   */
+  public DeletedRows deletedRows(TableFile file) {
+    return DeletedRows.load(engine, root, file.deletionVector());
   }
 }

@@ -130,8 +130,12 @@ public final class DeltaLakeTables {
           DataFileFormat.reader(
                   new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, file.path()), conf))
               .build()) {
+        DeletedRows deleted = snapshot.deletedRows(file);
         long index = 0;
         for (Group g = reader.read(); g != null; g = reader.read(), index++) {
+          if (deleted.contains(index)) {
+            continue;
+          }
           Map<String, Object> row = new LinkedHashMap<>();
           for (ColumnSpec c : layout.columns) {
             row.put(

@@ -1,5 +1,7 @@
 package io.streamrecon.deltalake;
 
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.engine.Engine;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.model.Pointer;
 import java.io.FileNotFoundException;
@@ -46,9 +48,12 @@ import org.apache.parquet.schema.MessageType;
 /**
  * Reads raw event payloads for a batch of pointers: each data file is opened once, only the {@code
  * payload} column is read, and only the pages that hold a wanted row are fetched (by the file's
- * offset index). A pointer whose file is gone (rewritten by OPTIMIZE, removed by VACUUM) is
- * resolved by its fallback key (side, natural id, hash) in the current snapshot, opening only the
- * files whose partition and natural_id stats admit the key.
+ * offset index). Pointers are read against the table's latest snapshot: a pointer whose file is no
+ * longer live (rewritten by OPTIMIZE, compaction or a {@code DELETE}, removed by VACUUM or
+ * retention) or whose row a deletion vector deletes is resolved by its fallback key (side, natural
+ * id, hash) among the live rows, opening only the files whose partition and natural_id stats admit
+ * the key; one that finds no row is deleted (docs/design.md#tables-and-pointers). A file's
+ * deletion vector is loaded once per read, and only for files that have one.
  */
 final class PayloadReader {
 
@@ -64,6 +69,9 @@ final class PayloadReader {
 
     /** Rows whose pages were fetched and decoded to reach the wanted ones. */
     default void rowsScanned(long rows) {}
+
+    /** A pointer whose row is gone from the table: it answers "deleted". */
+    default void deleted(Pointer pointer) {}
   }
 
   static final String PAYLOAD = "payload";
@@ -74,13 +82,23 @@ final class PayloadReader {
 
   private final Configuration conf;
   private final Path tableRoot;
+  private Engine engine;
+  private DeltaLakeSnapshot cached;
 
   PayloadReader(Configuration conf, String warehouse) {
     this.conf = conf;
     this.tableRoot = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
   }
 
-  /** Payload bytes of every pointer; throws if a pointer's row exists nowhere. */
+  /**
+   * Payload bytes of every pointer whose row is in the table's latest snapshot. A pointer is left
+   * out of the result when its row is gone: deleted by a deletion vector, or its file removed
+   * (rewritten by a {@code DELETE}, OPTIMIZE or compaction, or dropped by retention) and no live
+   * row has its fallback key. Such a pointer answers "deleted", and the listener hears of it;
+   * never another row's payload. A file that exists but cannot be read throws, and so does a
+   * pointer into a live file missing from storage whose key finds no other row: the log says the
+   * row is there, so that is a damaged table, not a delete.
+   */
   Map<Pointer, byte[]> read(Iterable<Pointer> pointers, Listener listener) throws IOException {
     Map<String, NavigableMap<Long, List<Pointer>>> byFile = new TreeMap<>();
     for (Pointer p : pointers) {
@@ -90,28 +108,101 @@ final class PayloadReader {
           .add(p);
     }
     Map<Pointer, byte[]> result = new HashMap<>();
+    if (byFile.isEmpty()) {
+      return result;
+    }
+    DeltaLakeSnapshot snapshot = snapshot();
+    Map<String, TableFile> live = new HashMap<>();
+    for (TableFile f : snapshot == null ? List.<TableFile>of() : snapshot.files()) {
+      live.put(f.path(), f);
+    }
+    // Rows gone from the table, and rows of live files missing from storage (a damaged table).
     List<Pointer> gone = new ArrayList<>();
+    List<Pointer> missing = new ArrayList<>();
     for (Map.Entry<String, NavigableMap<Long, List<Pointer>>> e : byFile.entrySet()) {
+      TableFile file = live.get(e.getKey());
+      if (file == null) {
+        // Removed from the table: its rows are read only where the log still has them.
+        e.getValue().values().forEach(gone::addAll);
+        continue;
+      }
+      NavigableMap<Long, List<Pointer>> wanted = e.getValue();
+      if (file.deletionVector() != null) {
+        DeletedRows deleted = snapshot.deletedRows(file);
+        wanted = new TreeMap<>(wanted);
+        for (var it = wanted.entrySet().iterator(); it.hasNext(); ) {
+          Map.Entry<Long, List<Pointer>> row = it.next();
+          if (deleted.contains(row.getKey())) {
+            gone.addAll(row.getValue());
+            it.remove();
+          }
+        }
+        if (wanted.isEmpty()) {
+          continue;
+        }
+      }
       InputFile input;
       try {
         input = HadoopInputFile.fromPath(new Path(tableRoot, e.getKey()), conf);
       } catch (FileNotFoundException notFound) {
-        e.getValue().values().forEach(gone::addAll);
+        wanted.values().forEach(missing::addAll);
         continue;
       }
       try {
-        readRows(input, e.getValue(), result, listener);
+        readRows(input, wanted, result, listener);
       } catch (FileNotFoundException notFound) {
-        // Deleted between the check and the open.
-        e.getValue().values().forEach(gone::addAll);
+        // Deleted from storage between the check and the open.
+        wanted.values().forEach(missing::addAll);
       } catch (IOException | RuntimeException damaged) {
-        throw unreadable(e.getKey(), e.getValue().values().iterator().next().get(0), countOf(e.getValue()), damaged);
+        throw unreadable(
+            e.getKey(), wanted.values().iterator().next().get(0), countOf(wanted), damaged);
       }
     }
-    if (!gone.isEmpty()) {
-      readByKey(gone, result, listener);
+    if (!gone.isEmpty() || !missing.isEmpty()) {
+      List<Pointer> byKey = new ArrayList<>(gone);
+      byKey.addAll(missing);
+      readByKey(snapshot, byKey, result, listener);
+    }
+    for (Pointer p : gone) {
+      if (!result.containsKey(p)) {
+        listener.deleted(p);
+      }
+    }
+    for (Pointer p : missing) {
+      if (!result.containsKey(p)) {
+        // The log says the row is there: not a delete, a file lost from storage.
+        throw new IllegalStateException(
+            "raw event "
+                + p.describe()
+                + " not found: its data file is live in the table but missing from storage,"
+                + " and no other live row has side "
+                + p.side()
+                + ", its natural id and hash "
+                + p.sha256()
+                + "; restore the file or its table version");
+      }
     }
     return result;
+  }
+
+  /**
+   * The latest snapshot, reused while the table's version is unchanged: the pointers of a bundle
+   * need the live files and their deletion vectors, and a running pipeline reads many bundles
+   * between two commits of raw_events.
+   */
+  private DeltaLakeSnapshot snapshot() {
+    if (engine == null) {
+      engine = DeltaLakeEngine.create(conf);
+    }
+    Snapshot latest = DeltaLakeSnapshot.kernelSnapshot(engine, tableRoot);
+    if (latest == null) {
+      cached = null;
+      return null;
+    }
+    if (cached == null || cached.version() != latest.getVersion()) {
+      cached = DeltaLakeSnapshot.of(engine, tableRoot, latest);
+    }
+    return cached;
   }
 
   private void readRows(
@@ -206,11 +297,18 @@ final class PayloadReader {
         count, pages.stream().mapToInt(Integer::intValue).iterator(), index);
   }
 
-  /** Finds rows of pointers whose data file is gone, by their fallback key. */
-  private void readByKey(List<Pointer> gone, Map<Pointer, byte[]> result, Listener listener)
+  /**
+   * Finds rows of pointers whose row is gone from its file, by their fallback key: the same side,
+   * natural id and hash, so the same payload, in a live row of the snapshot.
+   */
+  private void readByKey(
+      DeltaLakeSnapshot snapshot,
+      List<Pointer> gone,
+      Map<Pointer, byte[]> result,
+      Listener listener)
       throws IOException {
     gone.forEach(listener::fallback);
-    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, tableRoot);
+    Map<String, TableFile> candidateFiles = new HashMap<>();
     Map<String, List<Pointer>> candidates = new TreeMap<>();
     for (TableFile file : snapshot == null ? List.<TableFile>of() : snapshot.files()) {
       List<Pointer> admitted = new ArrayList<>();
@@ -224,30 +322,25 @@ final class PayloadReader {
         listener.fileSkippedByStats();
       } else {
         candidates.put(file.path(), admitted);
+        candidateFiles.put(file.path(), file);
       }
     }
     for (Map.Entry<String, List<Pointer>> e : candidates.entrySet()) {
       List<Pointer> open = e.getValue().stream().filter(p -> !result.containsKey(p)).toList();
       if (!open.isEmpty()) {
         try {
-          findInFile(new Path(tableRoot, e.getKey()), open, result, listener);
+          findInFile(
+              new Path(tableRoot, e.getKey()),
+              snapshot.deletedRows(candidateFiles.get(e.getKey())),
+              open,
+              result,
+              listener);
         } catch (FileNotFoundException notFound) {
           // A file of the snapshot deleted from storage (the pointer's own, or another): its rows
-          // cannot be the fallback; the check below fails if no other file has them.
+          // cannot be the fallback.
         } catch (IOException | RuntimeException damaged) {
           throw unreadable(e.getKey(), open.get(0), open.size(), damaged);
         }
-      }
-    }
-    for (Pointer p : gone) {
-      if (!result.containsKey(p)) {
-        throw new IllegalStateException(
-            "raw event "
-                + p.describe()
-                + " not found: its data file is gone and no row of the current snapshot has side "
-                + p.side()
-                + ", its natural id and hash "
-                + p.sha256());
       }
     }
   }
@@ -292,7 +385,11 @@ final class PayloadReader {
   }
 
   private void findInFile(
-      Path path, List<Pointer> pointers, Map<Pointer, byte[]> result, Listener listener)
+      Path path,
+      DeletedRows deleted,
+      List<Pointer> pointers,
+      Map<Pointer, byte[]> result,
+      Listener listener)
       throws IOException {
     FilterPredicate filter = null;
     for (Pointer p : pointers) {
@@ -311,6 +408,9 @@ final class PayloadReader {
       listener.fileOpened();
       for (Group g = reader.read(); g != null; g = reader.read()) {
         rows++;
+        if (deleted.contains(reader.getCurrentRowIndex())) {
+          continue;
+        }
         String id = g.getBinary(NATURAL_ID, 0).toStringUsingUTF8();
         String hash = g.getBinary(SHA256, 0).toStringUsingUTF8();
         byte[] payload = g.getBinary(PAYLOAD, 0).getBytes();

@@ -1,5 +1,6 @@
 package io.streamrecon.deltalake;
 
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Status;
@@ -20,7 +21,8 @@ import org.joda.time.Instant;
  * The DoFns behind {@link DeltaLakeIO#lookup()} and {@link DeltaLakeIO#fetchPayloads()}: both keep
  * the elements of a bundle, read all their payloads at the end of the bundle with one {@link
  * PayloadReader} call (one open per data file per bundle) and emit each result in the element's
- * window at the element's timestamp.
+ * window at the element's timestamp. A pointer whose row was deleted from the table gives a
+ * {@code null} payload, counted as {@link MetricNames#PAYLOADS_DELETED}.
  */
 final class ReadPayloads {
   private ReadPayloads() {}
@@ -79,6 +81,8 @@ final class ReadPayloads {
 
     private final String warehouse;
     private final int maxHeld;
+    private final Counter deleted =
+        Metrics.counter(MetricNames.NAMESPACE, MetricNames.PAYLOADS_DELETED);
     private transient PayloadReader reader;
     private transient CountingListener listener;
     private transient List<Held<InT>> held;
@@ -94,6 +98,15 @@ final class ReadPayloads {
       }
       this.warehouse = warehouse;
       this.maxHeld = maxHeld;
+    }
+
+    /** The payload of {@code pointer}, or {@code null} (counted) when its row was deleted. */
+    final byte[] payload(Pointer pointer, Map<Pointer, byte[]> payloads) {
+      byte[] payload = payloads.get(pointer);
+      if (payload == null) {
+        deleted.inc();
+      }
+      return payload;
     }
 
     /** The pointers whose payloads {@link #assemble} needs; may reject the element. */
@@ -171,7 +184,7 @@ final class ReadPayloads {
 
     @Override
     StoredPayload assemble(Pointer pointer, Map<Pointer, byte[]> payloads) {
-      return new StoredPayload(pointer, payloads.get(pointer));
+      return new StoredPayload(pointer, payload(pointer, payloads));
     }
   }
 
@@ -202,8 +215,8 @@ final class ReadPayloads {
     PayloadPair assemble(Verdict verdict, Map<Pointer, byte[]> payloads) {
       return new PayloadPair(
           verdict,
-          payloads.get(verdict.source().pointer()),
-          payloads.get(verdict.target().pointer()));
+          payload(verdict.source().pointer(), payloads),
+          payload(verdict.target().pointer(), payloads));
     }
   }
 }

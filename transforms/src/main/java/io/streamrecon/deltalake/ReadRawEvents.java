@@ -1,5 +1,6 @@
 package io.streamrecon.deltalake;
 
+import io.streamrecon.deltalake.DeltaLakeSnapshot.DeletionVector;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
@@ -52,6 +53,9 @@ import org.joda.time.Instant;
  * too, and a runner that buffers a DoFn's outputs per element holds one row group's rows at
  * most). Only the needed columns are decoded; row groups are skipped by Parquet's statistics,
  * dictionaries and the natural id bloom filters.
+ *
+ * <p>Rows a deletion vector deletes (another engine's {@code DELETE}) are not read: a file's vector
+ * is listed with it and loaded where the file is read.
  *
  * <p>A pointer's table version is the version the listing read, at which its file is live (the
  * log does not say which commit added a file without reading every commit).
@@ -108,8 +112,11 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
         .setCoder(ModelCoders.StoredEventCoder.of());
   }
 
-  /** One live data file of the listed version. */
-  record RawEventsFile(String path, long tableVersion, Side side) {
+  /**
+   * One live data file of the listed version, with its deletion vector ({@code null} if none).
+   * Only a bounded replay passes these between steps, so no stored state holds the coder's form.
+   */
+  record RawEventsFile(String path, long tableVersion, Side side, DeletionVector deletionVector) {
     static final class Coder extends AtomicCoder<RawEventsFile> {
       static final Coder INSTANCE = new Coder();
 
@@ -118,6 +125,17 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
         ModelCoders.writeString(f.path(), out);
         VarInt.encode(f.tableVersion(), out);
         out.write(f.side().ordinal());
+        DeletionVector dv = f.deletionVector();
+        out.write(dv == null ? 0 : dv.offset() == null ? 1 : 2);
+        if (dv != null) {
+          ModelCoders.writeString(dv.storageType(), out);
+          ModelCoders.writeString(dv.pathOrInlineDv(), out);
+          if (dv.offset() != null) {
+            VarInt.encode(dv.offset(), out);
+          }
+          VarInt.encode(dv.sizeInBytes(), out);
+          VarInt.encode(dv.cardinality(), out);
+        }
       }
 
       @Override
@@ -128,7 +146,20 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
         if (side < 0 || side >= Side.values().length) {
           throw new IOException("bad side " + side);
         }
-        return new RawEventsFile(path, version, Side.values()[side]);
+        int dvForm = in.read();
+        if (dvForm < 0 || dvForm > 2) {
+          throw new IOException("bad deletion vector marker " + dvForm);
+        }
+        DeletionVector dv = null;
+        if (dvForm > 0) {
+          String storageType = ModelCoders.readString(in);
+          String pathOrInline = ModelCoders.readString(in);
+          Integer offset = dvForm == 2 ? VarInt.decodeInt(in) : null;
+          dv =
+              new DeletionVector(
+                  storageType, pathOrInline, offset, VarInt.decodeInt(in), VarInt.decodeLong(in));
+        }
+        return new RawEventsFile(path, version, Side.values()[side], dv);
       }
 
       @Override
@@ -171,7 +202,9 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
         }
         if (selection.admitsFile(f)) {
           files.inc();
-          result.add(new RawEventsFile(f.path(), snapshot.version(), Side.valueOf(side)));
+          result.add(
+              new RawEventsFile(
+                  f.path(), snapshot.version(), Side.valueOf(side), f.deletionVector()));
         } else {
           skipped.inc();
         }
@@ -254,6 +287,8 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
       try (ParquetFileReader reader = ParquetFileReader.open(input)) {
         blocks = reader.getFooter().getBlocks();
       }
+      // Loaded once per element: a split file loads it once per row group read.
+      DeletedRows deleted = DeletedRows.load(conf, tableRoot, file.deletionVector());
       for (long g = tracker.currentRestriction().getFrom(); tracker.tryClaim(g); g++) {
         BlockMetaData block = blocks.get((int) g);
         long start = block.getStartingPos();
@@ -264,7 +299,10 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
                 .withFilter(selection.parquetFilter())
                 .build()) {
           for (Group g2 = reader.read(); g2 != null; g2 = reader.read()) {
-            emit(file, g2, reader.getCurrentRowIndex(), out);
+            long row = reader.getCurrentRowIndex();
+            if (!deleted.contains(row)) {
+              emit(file, g2, row, out);
+            }
           }
         }
       }

@@ -78,6 +78,7 @@ public final class VerdictScan {
         continue;
       }
       Path path = new Path(snapshot.root(), f.path());
+      DeletedRows deleted = snapshot.deletedRows(f);
       try (ParquetReader<Group> reader =
           DataFileFormat.reader(
                   new ReadRawEvents.ProjectingReadSupport(COLUMNS),
@@ -85,6 +86,9 @@ public final class VerdictScan {
               .withFilter(runs.parquetFilter())
               .build()) {
         for (Group g = reader.read(); g != null; g = reader.read()) {
+          if (deleted.contains(reader.getCurrentRowIndex())) {
+            continue;
+          }
           String runId = (String) DeltaLakeTables.value(g, columns.get(7));
           if (!runIds.contains(runId)) {
             continue;

@@ -14,6 +14,12 @@ public final class MetricNames {
   /** Counter of events stored in raw_events (counted on the pointers the write returns). */
   public static final String RAW_EVENTS = "summary_raw_events";
 
+  /**
+   * Counter of payloads a verdict needed that were deleted from raw_events (one per side): their
+   * verdicts are written with a {@code *_PAYLOAD_DELETED} difference instead of a diff.
+   */
+  public static final String PAYLOADS_DELETED = "summary_payloads_deleted";
+
   private MetricNames() {}
 
   /** Counter of input lines or records read for a side. */

@@ -60,6 +60,21 @@ public final class ModelCoders {
     out.write(bytes);
   }
 
+  /**
+   * A stored payload, or {@code null} for one that was deleted, written as no bytes: a stored
+   * payload is a parsed JSON value and never empty, so the encoding is that of {@link #writeBytes}
+   * and elements encoded before deleted payloads existed decode unchanged.
+   */
+  static void writePayload(byte[] payload, OutputStream out) throws IOException {
+    writeBytes(payload == null ? new byte[0] : payload, out);
+  }
+
+  /** Reads what {@link #writePayload} wrote. */
+  static byte[] readPayload(InputStream in) throws IOException {
+    byte[] payload = readBytes(in);
+    return payload.length == 0 ? null : payload;
+  }
+
   /** Reads what {@link #writeBytes} wrote. */
   public static byte[] readBytes(InputStream in) throws IOException {
     int length = VarInt.decodeInt(in);
@@ -609,13 +624,13 @@ public final class ModelCoders {
     @Override
     public void encode(PayloadPair value, OutputStream out) throws IOException {
       VerdictCoder.of().encode(value.verdict(), out);
-      writeBytes(value.sourcePayload(), out);
-      writeBytes(value.targetPayload(), out);
+      writePayload(value.sourcePayload(), out);
+      writePayload(value.targetPayload(), out);
     }
 
     @Override
     public PayloadPair decode(InputStream in) throws IOException {
-      return new PayloadPair(VerdictCoder.of().decode(in), readBytes(in), readBytes(in));
+      return new PayloadPair(VerdictCoder.of().decode(in), readPayload(in), readPayload(in));
     }
 
     @Override
@@ -633,12 +648,12 @@ public final class ModelCoders {
     @Override
     public void encode(StoredPayload value, OutputStream out) throws IOException {
       PointerCoder.of().encode(value.pointer(), out);
-      writeBytes(value.payload(), out);
+      writePayload(value.payload(), out);
     }
 
     @Override
     public StoredPayload decode(InputStream in) throws IOException {
-      return new StoredPayload(PointerCoder.of().decode(in), readBytes(in));
+      return new StoredPayload(PointerCoder.of().decode(in), readPayload(in));
     }
 
     @Override

@@ -3,12 +3,25 @@ package io.streamrecon.model;
 import java.util.Arrays;
 import java.util.Objects;
 
-/** A MISMATCH verdict with both payloads fetched from {@code raw_events}, ready to be diffed. */
+/**
+ * A MISMATCH verdict with both payloads fetched from {@code raw_events}, ready to be diffed. A
+ * payload is {@code null} when its row was deleted from the table (docs/design.md#erasure): the
+ * verdict is then written without a diff.
+ */
 public record PayloadPair(Verdict verdict, byte[] sourcePayload, byte[] targetPayload) {
   public PayloadPair {
     Objects.requireNonNull(verdict, "verdict");
-    Objects.requireNonNull(sourcePayload, "sourcePayload");
-    Objects.requireNonNull(targetPayload, "targetPayload");
+    if (sourcePayload != null && sourcePayload.length == 0) {
+      throw new IllegalArgumentException("sourcePayload must not be empty; null for deleted");
+    }
+    if (targetPayload != null && targetPayload.length == 0) {
+      throw new IllegalArgumentException("targetPayload must not be empty; null for deleted");
+    }
+  }
+
+  /** Whether either payload was deleted from the table. */
+  public boolean payloadDeleted() {
+    return sourcePayload == null || targetPayload == null;
   }
 
   @Override

@@ -3,11 +3,21 @@ package io.streamrecon.model;
 import java.util.Arrays;
 import java.util.Objects;
 
-/** A payload read back from {@code raw_events} for the pointer that located it. */
+/**
+ * A payload read back from {@code raw_events} for the pointer that located it; {@code payload} is
+ * {@code null} when the row was deleted from the table (docs/design.md#erasure).
+ */
 public record StoredPayload(Pointer pointer, byte[] payload) {
   public StoredPayload {
     Objects.requireNonNull(pointer, "pointer");
-    Objects.requireNonNull(payload, "payload");
+    if (payload != null && payload.length == 0) {
+      throw new IllegalArgumentException("payload must not be empty; null for deleted");
+    }
+  }
+
+  /** Whether the row was deleted from the table. */
+  public boolean deleted() {
+    return payload == null;
   }
 
   @Override
@@ -24,6 +34,8 @@ public record StoredPayload(Pointer pointer, byte[] payload) {
 
   @Override
   public String toString() {
-    return "StoredPayload[" + pointer.describe() + " " + payload.length + " bytes]";
+    return "StoredPayload["
+        + pointer.describe()
+        + (payload == null ? " deleted]" : " " + payload.length + " bytes]");
   }
 }

@@ -7,11 +7,13 @@ import io.streamrecon.json.JsonDiff;
 import io.streamrecon.json.JsonSupport;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
+import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Status;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
@@ -38,6 +40,11 @@ import org.joda.time.Instant;
  * <p>The ignored fields must be those given to {@link ParseEvents}, or the differences will not
  * agree with the hashes that made the verdict; a MISMATCH whose diff comes out empty is counted as
  * {@code empty_diffs} (namespace {@code streamrecon}) to make such a misconfiguration visible.
+ *
+ * <p>A payload deleted from {@code raw_events} before the fetch (by another engine, or erased)
+ * cannot be diffed: the verdict is written with its status and, instead of a diff, one difference
+ * per deleted side at path {@code ""} of kind {@link DifferenceKind#SOURCE_PAYLOAD_DELETED} or
+ * {@link DifferenceKind#TARGET_PAYLOAD_DELETED}, without values (docs/design.md#deltarecord).
  *
  * <p>A payload that does not parse fails the bundle with an {@link IllegalStateException} naming
  * the stored row, not the payload. It is not a dead letter: every stored payload was parsed by the
@@ -136,6 +143,18 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
 
     @ProcessElement
     public void processElement(@Element PayloadPair pair, OutputReceiver<DeltaRecord> out) {
+      if (pair.payloadDeleted()) {
+        // Nothing to diff, but the verdict is a fact: it is written, saying which side is gone.
+        out.output(
+            DeltaRecord.of(
+                pair.verdict(),
+                pair.verdict().status(),
+                deletedDifferences(pair),
+                Instant.now(),
+                runId,
+                rules.id()));
+        return;
+      }
       JsonNode source = parse(pair.sourcePayload(), pair.verdict().source(), "source", pair);
       JsonNode target = parse(pair.targetPayload(), pair.verdict().target(), "target", pair);
       pairsDiffed.inc();
@@ -153,6 +172,18 @@ public final class Diff extends PTransform<PCollection<PayloadPair>, PCollection
       }
       out.output(
           DeltaRecord.of(pair.verdict(), status, differences, Instant.now(), runId, rules.id()));
+    }
+
+    /** One difference at the document's root per deleted side, source first. */
+    static List<Difference> deletedDifferences(PayloadPair pair) {
+      List<Difference> differences = new ArrayList<>(2);
+      if (pair.sourcePayload() == null) {
+        differences.add(new Difference("", DifferenceKind.SOURCE_PAYLOAD_DELETED, null, null));
+      }
+      if (pair.targetPayload() == null) {
+        differences.add(new Difference("", DifferenceKind.TARGET_PAYLOAD_DELETED, null, null));
+      }
+      return differences;
     }
 
     private static JsonNode parse(byte[] payload, EventRef ref, String side, PayloadPair pair) {

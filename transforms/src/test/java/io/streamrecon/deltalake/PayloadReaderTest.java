@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.lessThan;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
@@ -33,6 +35,12 @@ public class PayloadReaderTest {
     int fallbacks;
     int skipped;
     long scanned;
+    List<Pointer> deleted = new ArrayList<>();
+
+    @Override
+    public void deleted(Pointer pointer) {
+      deleted.add(pointer);
+    }
 
     @Override
     public void rowsScanned(long n) {
@@ -195,8 +203,9 @@ public class PayloadReaderTest {
     assertEquals("the z file is excluded by its natural_id stats", 1, counts.skipped);
   }
 
+  /** A pointer into a file the table never had, and no row with its key: deleted, no error. */
   @Test
-  public void failsLoudlyWhenTheRowExistsNowhere() throws Exception {
+  public void aRowThatExistsNowhereAnswersDeleted() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<EventRef> refs =
         RawEventsFixture.commit(warehouse, "app", 0, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
@@ -204,11 +213,41 @@ public class PayloadReaderTest {
     Pointer gone =
         new Pointer(p.tableVersion(), p.dataFile().replace(p.dataFile().substring(p.dataFile().length() - 20), "0000000.snappy.parquet"),
             0, p.side(), p.naturalId(), "0".repeat(64));
-    IllegalStateException e =
-        assertThrows(
-            IllegalStateException.class,
-            () -> new PayloadReader(new Configuration(), warehouse).read(List.of(gone), new Counts()));
-    assertThat(e.getMessage(), containsString("not found"));
+    Counts counts = new Counts();
+    Map<Pointer, byte[]> payloads =
+        new PayloadReader(new Configuration(), warehouse).read(List.of(gone, p), counts);
+    assertEquals(List.of(gone), counts.deleted);
+    assertEquals(Set.of(p), payloads.keySet());
+  }
+
+  /**
+   * A DELETE with deletion vectors off rewrites the file without the row and leaves the old file
+   * on storage until a vacuum: the deleted row's pointer answers deleted, never the old file's
+   * payload; the other rows of the old file are found in the new one by their key.
+   */
+  @Test
+  public void aRowDeletedByARewriteAnswersDeletedWhileTheOldFileIsStillStored() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = TestEvents.events(Side.SOURCE, "d", 5, TestEvents.T0);
+    List<EventRef> refs = RawEventsFixture.commit(warehouse, "app", 0, events);
+    Pointer deleted = refs.get(2).pointer();
+    Pointer kept = refs.get(4).pointer();
+    List<Event> rest = new ArrayList<>(events);
+    rest.removeIf(e -> e.naturalId().equals(deleted.naturalId()));
+    RawEventsFixture.rewriteWithout(warehouse, deleted.dataFile(), rest);
+    assertTrue(
+        "the old file is still stored",
+        java.nio.file.Files.exists(
+            tmp.getRoot().toPath().resolve("raw_events").resolve(deleted.dataFile())));
+
+    Counts counts = new Counts();
+    Map<Pointer, byte[]> payloads =
+        new PayloadReader(new Configuration(), warehouse).read(List.of(deleted, kept), counts);
+
+    assertEquals(List.of(deleted), counts.deleted);
+    assertEquals(Set.of(kept), payloads.keySet());
+    assertArrayEquals(byId(events, kept.naturalId()).payload(), payloads.get(kept));
+    assertEquals(2, counts.fallbacks);
   }
 
   /** A data file cut short (a partial copy, a disk error): the read fails naming the pointer. */

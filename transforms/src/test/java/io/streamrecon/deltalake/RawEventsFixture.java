@@ -46,6 +46,37 @@ final class RawEventsFixture {
   }
 
   /**
+   * What a {@code DELETE} with deletion vectors off does to {@code oldFile}: the file is removed
+   * from the table (dataChange=true) and its other rows, {@code kept}, are added in a new file. The
+   * old file stays on storage until a vacuum.
+   */
+  static void rewriteWithout(String warehouse, String oldFile, List<Event> kept) throws Exception {
+    List<DataFile> rewritten = writeFiles(warehouse, kept);
+    DeltaLog log =
+        DeltaLog.forTable(
+            new Configuration(), DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS));
+    OptimisticTransaction txn = log.startTransaction();
+    List<Action> actions = new ArrayList<>();
+    for (AddFile f : log.update().getAllFiles()) {
+      if (oldFile.equals(f.getPath())) {
+        actions.add(f.remove(true));
+      }
+    }
+    for (DataFile f : rewritten) {
+      actions.add(
+          new AddFile(
+              f.path(),
+              f.partitionValues(),
+              f.sizeBytes(),
+              f.modificationTime(),
+              true,
+              FileStats.JSON.writeValueAsString(f.stats()),
+              null));
+    }
+    txn.commit(actions, new Operation(Operation.Name.DELETE), "test-delete");
+  }
+
+  /**
    * What OPTIMIZE followed by VACUUM does to the files behind {@code refsToCompact}: their rows
    * ({@code rows}, in a new order) go into one new file, the old files are removed from the table
    * with dataChange=false and deleted from storage.

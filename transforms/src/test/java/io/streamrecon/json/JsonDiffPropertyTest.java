@@ -467,6 +467,8 @@ public class JsonDiffPropertyTest {
             case CHANGED -> DifferenceKind.CHANGED;
             case ONLY_IN_SOURCE -> DifferenceKind.ONLY_IN_TARGET;
             case ONLY_IN_TARGET -> DifferenceKind.ONLY_IN_SOURCE;
+            case SOURCE_PAYLOAD_DELETED -> DifferenceKind.TARGET_PAYLOAD_DELETED;
+            case TARGET_PAYLOAD_DELETED -> DifferenceKind.SOURCE_PAYLOAD_DELETED;
           };
       mirrored.add(new Difference(d.path(), kind, d.target(), d.source()));
     }

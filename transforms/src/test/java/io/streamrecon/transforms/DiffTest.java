@@ -310,4 +310,53 @@ public class DiffTest {
         containsString("Diff: runId is required; call withRunId(..)"));
     pipeline.enableAbandonedNodeEnforcement(false);
   }
+
+  /**
+   * A payload deleted from raw_events before the fetch: the verdict is written as it was judged,
+   * with one difference per deleted side at the document's root and no values; nothing is diffed.
+   */
+  @Test
+  public void aDeletedPayloadWritesTheVerdictWithAPayloadDeletedDifference() {
+    Verdict sourceGone = mismatch("gone-1");
+    Verdict bothGone = mismatch("gone-2");
+    PCollection<DeltaRecord> records =
+        pipeline
+            .apply(
+                Create.of(
+                        new PayloadPair(
+                            sourceGone,
+                            null,
+                            "{\"id\":\"gone-1\"}".getBytes(StandardCharsets.UTF_8)),
+                        new PayloadPair(bothGone, null, null))
+                    .withCoder(ModelCoders.PayloadPairCoder.of()))
+            .apply("Diff", Diff.create().withRunId("run-7"));
+    PAssert.that(withoutDetectedAt(records))
+        .containsInAnyOrder(
+            DeltaRecord.of(
+                sourceGone,
+                List.of(new Difference("", DifferenceKind.SOURCE_PAYLOAD_DELETED, null, null)),
+                new Instant(0),
+                "run-7"),
+            DeltaRecord.of(
+                bothGone,
+                List.of(
+                    new Difference("", DifferenceKind.SOURCE_PAYLOAD_DELETED, null, null),
+                    new Difference("", DifferenceKind.TARGET_PAYLOAD_DELETED, null, null)),
+                new Instant(0),
+                "run-7"));
+    PipelineResult result = pipeline.run();
+    result.waitUntilFinish();
+    long diffed = 0;
+    for (MetricResult<Long> c :
+        result
+            .metrics()
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.named("streamrecon", Diff.PAIRS_DIFFED))
+                    .build())
+            .getCounters()) {
+      diffed += c.getAttempted();
+    }
+    assertEquals("nothing diffed", 0, diffed);
+  }
 }

@@ -9,8 +9,10 @@ import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.JsonDiff;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
+import io.streamrecon.model.Pointer;
 import io.streamrecon.pipeline.run.RulesArchive;
 import java.io.PrintWriter;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -102,12 +104,18 @@ final class ExplainCommand implements Callable<Integer> {
       ObjectNode o = RowJson.delta(d);
       out.println(o.toPrettyString());
     }
-    // A pointer whose row retention removed is reported, not an error (docs/design.md#erasure).
-    for (String expired :
-        erasures.isEmpty()
-            ? Explained.expiredPointers(deltas, rows)
-            : ErasureRecords.erasedPointers(deltas, rows, erasures.get(erasures.size() - 1))) {
-      out.println(expired);
+    // A pointer whose row is gone is reported, not an error (docs/design.md#erasure): erased when
+    // forget removed it, expired when retention removed its date, deleted otherwise.
+    Map<Pointer, Explained.Gone> gone = Map.of();
+    if (!erasures.isEmpty()) {
+      ErasureRecords.erasedPointers(deltas, rows, erasures.get(erasures.size() - 1))
+          .forEach(out::println);
+    } else if (!deltas.isEmpty()) {
+      LocalDate earliestStored =
+          readTable(
+              DeltaLakeIO.RAW_EVENTS, () -> DeltaLakeLookup.earliestRawEventDate(warehouse));
+      gone = Explained.gonePointers(deltas, rows, earliestStored);
+      gone.forEach((p, why) -> out.println(Explained.goneLine(p, why)));
     }
     out.println();
     String recordedRulesId = deltas.isEmpty() ? null : deltas.get(deltas.size() - 1).rulesId();
@@ -140,9 +148,11 @@ final class ExplainCommand implements Callable<Integer> {
     }
     if (latestSource == null && latestTarget == null) {
       out.println(
-          erasures.isEmpty()
-              ? "diff: the raw events of this natural id have expired"
-              : "diff: none, the payloads of this natural id were erased");
+          !erasures.isEmpty()
+              ? "diff: none, the payloads of this natural id were erased"
+              : gone.containsValue(Explained.Gone.DELETED)
+                  ? "diff: the raw events of this natural id were deleted"
+                  : "diff: the raw events of this natural id have expired");
     } else if (latestSource != null && latestTarget != null) {
       JsonDiff.Result result = JsonDiff.diff(latestSource, latestTarget, rules);
       List<Difference> diff = result.differences();

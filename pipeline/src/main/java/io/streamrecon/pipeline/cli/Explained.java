@@ -1,12 +1,21 @@
 package io.streamrecon.pipeline.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamrecon.model.DeltaRecord;
+import io.streamrecon.model.Pointer;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** One raw_events row as {@code explain} prints it: its metadata line and its payload. */
 record Explained(String side, Map<String, Object> metadata, JsonNode payload, String rawPayload) {
@@ -38,32 +47,53 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
     return copy;
   }
 
+  /** Why a pointer's raw event is no longer stored. */
+  enum Gone {
+    /** Raw event retention removed its whole event date. */
+    EXPIRED,
+    /** Deleted from raw_events (another engine's DELETE, or erased): the date is still kept. */
+    DELETED
+  }
+
+  private static final Pattern EVENT_DATE = Pattern.compile("event_date=(\\d{4}-\\d{2}-\\d{2})");
+
   /**
-   * One line per pointer of {@code deltas} whose raw event is no longer stored (no row with its
-   * side and hash): raw event retention removed it, and the verdict outlives it.
+   * Each pointer of {@code deltas} whose raw event is no longer stored (no live row with its side
+   * and hash), with why: retention removes every event date before a cutoff, so a pointer into a
+   * date before the earliest one still stored ({@code earliestStored}, null when none is) expired;
+   * any other was deleted. In the order of {@code deltas}, each pointer once.
    */
-  static List<String> expiredPointers(
-      List<io.streamrecon.model.DeltaRecord> deltas, List<Map<String, Object>> rows) {
-    java.util.Set<String> stored = new java.util.HashSet<>();
+  static Map<Pointer, Gone> gonePointers(
+      List<DeltaRecord> deltas, List<Map<String, Object>> rows, LocalDate earliestStored) {
+    Set<String> stored = new HashSet<>();
     for (Map<String, Object> r : rows) {
       stored.add(r.get("side") + "/" + r.get("sha256"));
     }
-    java.util.Set<String> lines = new java.util.LinkedHashSet<>();
-    for (io.streamrecon.model.DeltaRecord d : deltas) {
-      for (io.streamrecon.model.Pointer p :
-          java.util.Arrays.asList(d.sourcePointer(), d.targetPointer())) {
+    Map<Pointer, Gone> gone = new LinkedHashMap<>();
+    for (DeltaRecord d : deltas) {
+      for (Pointer p : Arrays.asList(d.sourcePointer(), d.targetPointer())) {
         if (p != null && !stored.contains(p.side() + "/" + p.sha256())) {
-          lines.add(
-              p.side()
-                  + " event "
-                  + p.describe()
-                  + " (sha256 "
-                  + p.sha256()
-                  + "): expired, no longer stored in raw_events (removed by retention)");
+          gone.putIfAbsent(p, expired(p, earliestStored) ? Gone.EXPIRED : Gone.DELETED);
         }
       }
     }
-    return new ArrayList<>(lines);
+    return gone;
+  }
+
+  private static boolean expired(Pointer p, LocalDate earliestStored) {
+    Matcher m = EVENT_DATE.matcher(p.dataFile());
+    if (!m.find()) {
+      return false;
+    }
+    return earliestStored == null || LocalDate.parse(m.group(1)).isBefore(earliestStored);
+  }
+
+  /** The one line {@code explain} prints for a pointer whose raw event is gone. */
+  static String goneLine(Pointer p, Gone why) {
+    String head = p.side() + " event " + p.describe() + " (sha256 " + p.sha256() + "): ";
+    return why == Gone.EXPIRED
+        ? head + "expired, no longer stored in raw_events (removed by retention)"
+        : head + "deleted, no longer in raw_events (deleted from the table, not by retention)";
   }
 
   String header() {

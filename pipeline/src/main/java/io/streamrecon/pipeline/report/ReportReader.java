@@ -187,7 +187,8 @@ final class ReportReader {
       String side = f.partitionValues().get("side");
       String single = TableScan.singleRunId(stats);
       long n = TableScan.numRecords(stats);
-      if (single != null && n >= 0 && side != null) {
+      // A file with a deletion vector is counted row by row: its numRecords counts deleted rows.
+      if (single != null && n >= 0 && side != null && f.deletionVector() == null) {
         if (selection.hasRun(single)) {
           run(single)[sideIndex(side, RAW_S, RAW_T)] += n;
         }

@@ -2,6 +2,7 @@ package io.streamrecon.pipeline.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamrecon.deltalake.DeletedRows;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.ParquetTimestamps;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
@@ -35,10 +36,11 @@ final class TableScan {
   private final Path root;
   private final List<TableFile> files;
   private final boolean exists;
+  private final DeltaLakeSnapshot snapshot;
 
   TableScan(String warehouse, String table) {
     this.root = new Path(warehouse, table);
-    DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, root);
+    this.snapshot = DeltaLakeSnapshot.latest(conf, root);
     this.exists = snapshot != null;
     this.files = snapshot == null ? List.of() : snapshot.files();
   }
@@ -53,7 +55,8 @@ final class TableScan {
   }
 
   /**
-   * Calls {@code row} for every row of {@code file}, decoding only {@code columns}. Safe to call
+   * Calls {@code row} for every live row of {@code file} (rows its deletion vector deletes are
+   * skipped), decoding only {@code columns}. Safe to call
    * from several threads for different files: the reads share this scan's Hadoop configuration,
    * which they only read ({@code Configuration} reads are synchronised).
    */
@@ -69,8 +72,12 @@ final class TableScan {
             return projection;
           }
         }.build()) {
+      DeletedRows deleted =
+          file.deletionVector() == null ? DeletedRows.NONE : snapshot.deletedRows(file);
       for (Group g = reader.read(); g != null; g = reader.read()) {
-        row.accept(g);
+        if (!deleted.contains(reader.getCurrentRowIndex())) {
+          row.accept(g);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("reading " + file.path() + " of " + root, e);

@@ -27,7 +27,8 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  * namespace {@value MetricNames#NAMESPACE}: the pipeline's own counters ({@link MetricNames}:
  * input, blank lines, dead letters, raw events), those of {@code PairEvents}, and the raw events
  * a Delta Lake write recognised as copies of rows its job stored before (a replay after a
- * restore; shown, not part of the identities).
+ * restore; shown, not part of the identities), and the payloads a MISMATCH needed that were
+ * deleted from raw_events (its verdict is written without a diff; shown, not part of them).
  */
 public record Summary(Map<String, Long> counts) {
   /**
@@ -72,6 +73,7 @@ public record Summary(Map<String, Long> counts) {
     names.add(MetricNames.RAW_EVENTS);
     names.add(RAW_EVENTS_RECOGNISED);
     names.addAll(PAIRING);
+    names.add(MetricNames.PAYLOADS_DELETED);
     return names;
   }
 
@@ -203,6 +205,10 @@ public record Summary(Map<String, Long> counts) {
       row(b, "  of which within tolerance", get(Diff.MATCH_WITHIN_TOLERANCE));
     }
     row(b, "mismatch", mismatch());
+    if (get(MetricNames.PAYLOADS_DELETED) > 0) {
+      // Their verdicts are written and counted as mismatches, with no diff: not a gap.
+      row(b, "  payloads deleted, not diffed", get(MetricNames.PAYLOADS_DELETED));
+    }
     row(b, "missing in target", get(PairEvents.METRIC_MISSING_IN_TARGET));
     row(b, "missing in source", get(PairEvents.METRIC_MISSING_IN_SOURCE));
     row(b, "duplicate", get(PairEvents.METRIC_DUPLICATE));

@@ -36,6 +36,19 @@ public class SummaryTest {
     assertThat(s.format(), not(containsString("WARNING")));
   }
 
+  /** Deleted payloads are shown; their verdicts were written and counted, so nothing is lost. */
+  @Test
+  public void deletedPayloadsAreShownAndCountsStillAddUp() {
+    Map<String, Long> m = balanced();
+    m.put(MetricNames.PAYLOADS_DELETED, 2L);
+    Summary s = new Summary(m);
+    assertTrue(s.addsUp());
+    assertThat(s.format(), containsString("payloads deleted, not diffed"));
+    assertThat(s.format(), containsString("counts add up"));
+    assertTrue(Summary.counterNames().contains(MetricNames.PAYLOADS_DELETED));
+    assertThat(new Summary(balanced()).format(), not(containsString("payloads deleted")));
+  }
+
   @Test
   public void lostInputIsALoudWarningWithTheGap() {
     Map<String, Long> m = balanced();

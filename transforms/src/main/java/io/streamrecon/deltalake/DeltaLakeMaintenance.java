@@ -206,9 +206,8 @@ public final class DeltaLakeMaintenance {
 
   /**
    * Erases natural ids from every table of {@code warehouse} (docs/design.md#erasure), one commit
-   * per table that held something of them, in the order of {@link DeltaLakeIO#TABLES}. Checks every
-   * table first: a file with a deletion vector that holds a row to erase refuses the whole erasure
-   * before anything is committed ({@link IllegalStateException} naming the table and file).
+   * per table that held something of them, in the order of {@link DeltaLakeIO#TABLES}. Rows
+   * another engine deleted with a deletion vector stay deleted in the rewritten files.
    *
    * @param keyFields the run's key fields, to read the natural id of a dead letter's raw input
    */
@@ -221,21 +220,6 @@ public final class DeltaLakeMaintenance {
     ErasedRows rows =
         new ErasedRows(
             naturalIds, new EventParser(ParseConfig.defaults().withKeyFields(keyFields)));
-    // All tables first, so that a refusal leaves every table as it was.
-    List<String> refused = new ArrayList<>();
-    for (String table : DeltaLakeIO.TABLES) {
-      for (String file : Erasure.refusals(conf, warehouse, table, rows)) {
-        refused.add(Erasure.refusal(DeltaLakeCommitter.tablePath(warehouse, table), file));
-      }
-    }
-    if (!refused.isEmpty()) {
-      throw new IllegalStateException(
-          refused.get(0)
-              + (refused.size() == 1
-                  ? ""
-                  : " (and for " + (refused.size() - 1) + " more such file(s))")
-              + "; nothing was erased, no table was changed");
-    }
     List<ForgetResult> results = new ArrayList<>();
     for (String table : DeltaLakeIO.TABLES) {
       results.add(Erasure.forget(conf, warehouse, table, rows));

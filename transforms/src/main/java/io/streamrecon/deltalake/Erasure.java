@@ -42,41 +42,12 @@ import org.joda.time.Instant;
  * new snapshot, so the erasure covers the rewritten files too and no commit is lost. Rows appended
  * meanwhile are new data, which a later erasure covers.
  *
- * <p>A file with a deletion vector that holds a row to erase is refused: the rewrite would have to
- * apply the vector to keep another engine's deletions, which this class does not do.
+ * <p>A file with a deletion vector (rows another engine deleted) is rewritten without the rows the
+ * vector deletes, so those deletions hold in the new file, which has no vector; its {@code remove}
+ * carries the vector, as the protocol asks.
  */
 final class Erasure {
   private Erasure() {}
-
-  /**
-   * The files of {@code table} (paths relative to it) with a deletion vector that hold a row to
-   * erase; empty when the table can be erased.
-   */
-  static List<String> refusals(Configuration conf, String warehouse, String table, ErasedRows rows)
-      throws IOException {
-    Path root = DeltaLakeCommitter.tablePath(warehouse, table);
-    Engine engine = DeltaLakeEngine.create(conf);
-    Snapshot snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
-    List<String> refused = new ArrayList<>();
-    if (snapshot == null) {
-      return refused;
-    }
-    TableLayout<?> layout = TableLayouts.forName(table);
-    for (AddFile f : DeltaLakeCompaction.liveFiles(engine, root, snapshot)) {
-      if (f.getDeletionVector().isPresent()
-          && rows.mayHold(table, DeltaLakeCompaction.stats(f))
-          && changes(conf, root, layout, f, rows) > 0) {
-        refused.add(f.getPath());
-      }
-    }
-    return refused;
-  }
-
-  static String refusal(Path root, String file) {
-    return "forget: " + root + " file " + file + " has a deletion vector (rows deleted by"
-        + " another engine) and holds a row to erase, and forget cannot rewrite such a file yet:"
-        + " run REORG TABLE delta.`" + root + "` APPLY (PURGE) in Spark, then forget again";
-  }
 
   static ForgetResult forget(Configuration conf, String warehouse, String table, ErasedRows rows)
       throws IOException {
@@ -103,10 +74,6 @@ final class Erasure {
           if (!rows.mayHold(table, DeltaLakeCompaction.stats(f))
               || changes(withStore, root, layout, f, rows) == 0) {
             continue;
-          }
-          if (f.getDeletionVector().isPresent()) {
-            throw new IllegalStateException(
-                refusal(root, f.getPath()) + "; nothing was committed to " + table);
           }
           Rewritten r = rewrite(withStore, root, layout, rowLayout, f, rows, sidecarRun);
           inputs.add(f);
@@ -169,7 +136,10 @@ final class Erasure {
     ParquetReader.Builder<Group> builder =
         DataFileFormat.reader(
             new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, f.getPath()), conf));
-    if (!DeltaLakeIO.DEAD_LETTERS.equals(layout.name)) {
+    DeletedRows deleted = deletedRows(conf, root, f);
+    // A filtered read skips rows, so it cannot tell a row's position: a file with a deletion
+    // vector is read whole, to leave out the rows the vector deletes.
+    if (!DeltaLakeIO.DEAD_LETTERS.equals(layout.name) && deleted == DeletedRows.NONE) {
       Set<Binary> values = new HashSet<>();
       for (String id : rows.ids()) {
         values.add(Binary.fromString(id));
@@ -181,8 +151,12 @@ final class Erasure {
     }
     long changed = 0;
     Map<String, String> partitionValues = DeltaLakeCompaction.partitionValues(f);
+    long position = 0;
     try (ParquetReader<Group> reader = builder.build()) {
       for (Group g = reader.read(); g != null; g = reader.read()) {
+        if (deleted.contains(position++)) {
+          continue;
+        }
         if (rows.apply(layout.name, DeltaLakeCompaction.toRow(g, layout, partitionValues))
             .changed()) {
           changed++;
@@ -205,6 +179,8 @@ final class Erasure {
       String sidecarRun)
       throws IOException {
     long expected = FileStats.numRecords(DeltaLakeCompaction.stats(f));
+    DeletedRows deleted = deletedRows(conf, root, f);
+    long alreadyDeleted = 0;
     long read = 0;
     long removed = 0;
     long cleared = 0;
@@ -224,7 +200,10 @@ final class Erasure {
                   HadoopInputFile.fromPath(new Path(root, f.getPath()), conf))
               .build()) {
         for (Group g = reader.read(); g != null; g = reader.read()) {
-          read++;
+          if (deleted.contains(read++)) {
+            alreadyDeleted++;
+            continue;
+          }
           ErasedRows.Outcome o =
               rows.apply(layout.name, DeltaLakeCompaction.toRow(g, layout, partitionValues));
           cleared += o.valuesCleared();
@@ -237,15 +216,33 @@ final class Erasure {
       }
       List<DataFile> files = writer.finish();
       long written = files.stream().mapToLong(DataFile::numRecords).sum();
-      if ((expected >= 0 && read != expected) || written != read - removed) {
+      long kept = read - alreadyDeleted - removed;
+      if ((expected >= 0 && read != expected) || written != kept) {
         deleteQuietly(conf, root, files);
         throw new IllegalStateException(
             "erasure of " + layout.name + " read " + read + " rows from " + f.getPath()
                 + (expected >= 0 ? " (its stats count " + expected + ")" : "") + " and wrote "
-                + written + " for " + (read - removed) + " kept; nothing committed");
+                + written + " for " + kept + " kept; nothing committed");
       }
       return new Rewritten(files, removed, cleared);
     }
+  }
+
+  /** The rows of {@code f} its deletion vector deletes ({@link DeletedRows#NONE} without one). */
+  private static DeletedRows deletedRows(Configuration conf, Path root, AddFile f) {
+    return f.getDeletionVector()
+        .map(
+            d ->
+                DeletedRows.load(
+                    conf,
+                    root,
+                    new DeltaLakeSnapshot.DeletionVector(
+                        d.getStorageType(),
+                        d.getPathOrInlineDv(),
+                        d.getOffset().orElse(null),
+                        d.getSizeInBytes(),
+                        d.getCardinality())))
+        .orElse(DeletedRows.NONE);
   }
 
   private static void deleteQuietly(Configuration conf, Path root, List<DataFile> files) {

@@ -72,21 +72,7 @@ public class DeltaLakeStreamingConsumersSparkTest {
 
   @BeforeClass
   public static void startSpark() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("streaming-consumers")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config(
-                "spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.databricks.delta.snapshotPartitions", "2")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .getOrCreate();
+    spark = DeltaSpark.start("streaming-consumers");
   }
 
   @AfterClass

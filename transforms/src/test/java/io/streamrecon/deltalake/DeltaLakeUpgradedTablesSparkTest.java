@@ -52,21 +52,7 @@ public class DeltaLakeUpgradedTablesSparkTest {
 
   @BeforeClass
   public static void startSpark() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("upgraded-tables")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config(
-                "spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.databricks.delta.snapshotPartitions", "2")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .getOrCreate();
+    spark = DeltaSpark.start("upgraded-tables");
   }
 
   @AfterClass
@@ -76,9 +62,6 @@ public class DeltaLakeUpgradedTablesSparkTest {
     }
   }
 
-  private static String table(String warehouse, String name) {
-    return "delta.`" + Paths.get(warehouse, name) + "`";
-  }
 
   private static Snapshot snapshot(String warehouse, String name) {
     Engine engine = DeltaLakeEngine.create(new Configuration());
@@ -128,11 +111,11 @@ public class DeltaLakeUpgradedTablesSparkTest {
     String warehouse = ReleaseWarehouseTest.copy(tmp.newFolder("wh").toPath());
     spark.sql(
         "ALTER TABLE "
-            + table(warehouse, DeltaLakeIO.DELTAS)
+            + DeltaSpark.table(warehouse, DeltaLakeIO.DELTAS)
             + " SET TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true')");
     spark.sql(
         "ALTER TABLE "
-            + table(warehouse, DeltaLakeIO.RAW_EVENTS)
+            + DeltaSpark.table(warehouse, DeltaLakeIO.RAW_EVENTS)
             + " SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
     Snapshot deltas = snapshot(warehouse, DeltaLakeIO.DELTAS);
     // delta-spark 3.3 writes (1,7) with the changeDataFeed writer feature; older Spark (1,4).
@@ -187,7 +170,7 @@ public class DeltaLakeUpgradedTablesSparkTest {
     String warehouse = ReleaseWarehouseTest.copy(tmp.newFolder("wh").toPath());
     spark.sql(
         "ALTER TABLE "
-            + table(warehouse, DeltaLakeIO.RAW_EVENTS)
+            + DeltaSpark.table(warehouse, DeltaLakeIO.RAW_EVENTS)
             + " ADD CONSTRAINT id_present CHECK (natural_id IS NOT NULL)");
     Set<String> before = listing(warehouse);
 
@@ -229,7 +212,7 @@ public class DeltaLakeUpgradedTablesSparkTest {
     String warehouse = ReleaseWarehouseTest.copy(tmp.newFolder("wh").toPath());
     spark.sql(
         "ALTER TABLE "
-            + table(warehouse, DeltaLakeIO.DELTAS)
+            + DeltaSpark.table(warehouse, DeltaLakeIO.DELTAS)
             + " SET TBLPROPERTIES ('delta.columnMapping.mode' = 'name',"
             + " 'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5')");
     Set<String> before = listing(warehouse);

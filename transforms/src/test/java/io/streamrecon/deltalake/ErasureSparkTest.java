@@ -39,21 +39,7 @@ public class ErasureSparkTest {
 
   @BeforeClass
   public static void startSpark() {
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("erasure")
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config(
-                "spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.databricks.delta.snapshotPartitions", "2")
-            .config("spark.sql.session.timeZone", "UTC")
-            .config("spark.driver.host", "127.0.0.1")
-            .config("spark.driver.bindAddress", "127.0.0.1")
-            .getOrCreate();
+    spark = DeltaSpark.start("erasure");
   }
 
   @AfterClass
@@ -63,9 +49,6 @@ public class ErasureSparkTest {
     }
   }
 
-  private static String table(String warehouse, String name) {
-    return "delta.`" + Paths.get(warehouse, name) + "`";
-  }
 
   private static Dataset<Row> read(String warehouse, String name) {
     return spark.read().format("delta").load(Paths.get(warehouse, name).toString());
@@ -110,7 +93,7 @@ public class ErasureSparkTest {
         spark
             .sql(
                 "SELECT natural_id, d.path, d.kind, d.source, d.target FROM "
-                    + table(warehouse, DeltaLakeIO.DELTAS)
+                    + DeltaSpark.table(warehouse, DeltaLakeIO.DELTAS)
                     + " LATERAL VIEW explode(differences) x AS d"
                     + " WHERE natural_id IN ('s-00010', 's-00047')")
             .collectAsList();
@@ -137,7 +120,7 @@ public class ErasureSparkTest {
     for (String name : DeltaLakeIO.TABLES) {
       Row last =
           spark
-              .sql("DESCRIBE HISTORY " + table(warehouse, name) + " LIMIT 1")
+              .sql("DESCRIBE HISTORY " + DeltaSpark.table(warehouse, name) + " LIMIT 1")
               .collectAsList()
               .get(0);
       assertEquals(name, results.get(name).version(), last.getLong(last.fieldIndex("version")));
@@ -146,8 +129,11 @@ public class ErasureSparkTest {
 
     // Time travel still reaches the erased rows until a vacuum deletes the old files.
     String previous =
-        "SELECT count(*) FROM " + table(warehouse, DeltaLakeIO.RAW_EVENTS) + " VERSION AS OF "
-            + rawVersion + " WHERE natural_id = 's-00010'";
+        "SELECT count(*) FROM "
+            + DeltaSpark.table(warehouse, DeltaLakeIO.RAW_EVENTS)
+            + " VERSION AS OF "
+            + rawVersion
+            + " WHERE natural_id = 's-00010'";
     assertEquals(2L, spark.sql(previous).collectAsList().get(0).getLong(0));
     Instant later = Instant.now().plus(Duration.standardDays(8));
     for (String name : DeltaLakeIO.TABLES) {
@@ -164,7 +150,7 @@ public class ErasureSparkTest {
   public void aFileWithADeletionVectorIsRewrittenWithItsDeletionsKept() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     ErasureFixture.write(warehouse, 40, 2);
-    String rawEvents = table(warehouse, DeltaLakeIO.RAW_EVENTS);
+    String rawEvents = DeltaSpark.table(warehouse, DeltaLakeIO.RAW_EVENTS);
     spark.sql(
         "ALTER TABLE " + rawEvents + " SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
     // Another id of the same files: Spark marks its rows deleted in a vector.

@@ -541,8 +541,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         @TimerId(EXPIRY_TIMER) Timer expiry,
         @TimerId(TIES_TIMER) Timer tiesDue,
         MultiOutputReceiver out) {
-      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
-      ties.read().forEach(waiting::add);
+      List<TimestampedValue<EventRef>> waiting = held(ties);
       if (!waiting.isEmpty() && !waiting.get(0).getTimestamp().equals(timestamp)) {
         applyTies(waiting, timestamp, new Bucket(entries, slots, clock, expiry), out);
         ties.clear();
@@ -560,8 +559,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         @StateId(TIES_STATE) BagState<TimestampedValue<EventRef>> ties,
         @TimerId(EXPIRY_TIMER) Timer expiry,
         MultiOutputReceiver out) {
-      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
-      ties.read().forEach(waiting::add);
+      List<TimestampedValue<EventRef>> waiting = held(ties);
       if (!waiting.isEmpty()) {
         applyTies(waiting, context.timestamp(), new Bucket(entries, slots, clock, expiry), out);
         ties.clear();
@@ -583,8 +581,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       // at exactly t0 + timeout still pairs), and when the watermark has passed them: the sweep
       // then expires every entry due before the watermark, which on a batch runner that has
       // delivered the whole input is every entry.
-      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
-      ties.read().forEach(waiting::add);
+      List<TimestampedValue<EventRef>> waiting = held(ties);
       if (!waiting.isEmpty()) {
         Instant heldAt = waiting.get(0).getTimestamp();
         if (!heldAt.isAfter(context.fireTimestamp()) || heldAt.isBefore(watermark)) {
@@ -593,6 +590,13 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         }
       }
       expire(context.fireTimestamp(), watermark, bucket, out);
+    }
+
+    private static List<TimestampedValue<EventRef>> held(
+        BagState<TimestampedValue<EventRef>> ties) {
+      List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
+      ties.read().forEach(waiting::add);
+      return waiting;
     }
 
     /**

@@ -61,8 +61,8 @@ public final class SoakCommand implements Callable<Integer> {
   private static final Pattern FULL_GC =
       Pattern.compile(
           "Pause Full \\((?:System\\.gc\\(\\)|Diagnostic Command)\\) (\\d+)M->(\\d+)M\\((\\d+)M\\)");
-  private static final Pattern RUN_LINE =
-      Pattern.compile("ReconcilePipeline\\W+(run run-|progress: )|PeerStream started");
+  static final Pattern RUN_LINE =
+      Pattern.compile("Reconcile(Pipeline|Run)\\W+(run run-|progress: )|PeerStream started");
 
   @Option(names = "--dir", required = true, description = "empty scratch directory (kept)")
   Path dir;
@@ -115,6 +115,15 @@ public final class SoakCommand implements Callable<Integer> {
 
   @Option(names = "--pipelineArg", description = "extra pipeline option, repeatable")
   List<String> pipelineArgs = new ArrayList<>();
+
+  @Option(names = "--pipelineJvmArg",
+      description = "extra flag of the pipeline JVM, before its class path, repeatable"
+          + " (e.g. -Dspark.ui.retainedJobs=5000)")
+  List<String> pipelineJvmArgs = new ArrayList<>();
+
+  @Option(names = "--jfr", arity = "1", defaultValue = "false",
+      description = "record the pipeline JVM with JFR (settings=profile) into pipeline.jfr in --dir")
+  boolean jfr;
 
   @Option(names = "--seed", defaultValue = "42")
   long seed;
@@ -248,6 +257,10 @@ public final class SoakCommand implements Callable<Integer> {
           return 1;
         }
         producer.awaitSent();
+        if (jfr) {
+          // The pipeline is killed at the end, which writes no recording: dump the production.
+          dumpJfr(pipeline.pid(), dir.resolve("pipeline.jfr").toAbsolutePath());
+        }
         double productionSeconds = Duration.between(t0, producer.endedAt()).toMillis() / 1e3;
         tee(out, "");
         tee(out, String.format(Locale.ROOT, "production ended after %.1f min: %,d ids, %,d events",
@@ -452,6 +465,8 @@ public final class SoakCommand implements Callable<Integer> {
       main = main != null ? main : "io.streamrecon.runners.flink.FlinkMain";
       runner = List.of("--runner=FlinkRunner", "--flinkMaster=[local]", "--parallelism=2");
     }
+    cmd.addAll(profileFlags(jfr ? dir.resolve("pipeline.jfr").toAbsolutePath() : null,
+        pipelineJvmArgs));
     cmd.add("-cp");
     cmd.add(cp);
     cmd.add(main);
@@ -473,6 +488,21 @@ public final class SoakCommand implements Callable<Integer> {
   }
 
   /**
+   * The pipeline JVM's flags for profiling: a named JFR recording with the profile settings (the
+   * soak dumps it when production ends, since it kills the pipeline afterwards), then the
+   * caller's own flags.
+   */
+  static List<String> profileFlags(Path jfr, List<String> jvmArgs) {
+    List<String> flags = new ArrayList<>();
+    if (jfr != null) {
+      flags.add("-XX:StartFlightRecording=name=" + JFR_NAME + ",filename=" + jfr
+          + ",settings=profile,dumponexit=true");
+    }
+    flags.addAll(jvmArgs);
+    return flags;
+  }
+
+  /**
    * Waits until the pipeline logged its run line or (on Spark, whose logging starts with the
    * context, after the run line) its first progress line; it reads from the earliest offsets.
    */
@@ -488,6 +518,18 @@ public final class SoakCommand implements Callable<Integer> {
       TimeUnit.MILLISECONDS.sleep(500);
     }
     throw new IllegalStateException("no run line in 5 minutes\n" + ChildProcesses.tail(log, 40));
+  }
+
+  private static final String JFR_NAME = "soak";
+
+  private static void dumpJfr(long pid, Path to) throws Exception {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "JFR.dump",
+        "name=" + JFR_NAME, "filename=" + to)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    p.waitFor(120, TimeUnit.SECONDS);
   }
 
   /** Forces a full GC in the pipeline JVM and returns the heap in use after it, in MB. */

@@ -63,6 +63,13 @@ public final class SustainCommand implements Callable<Integer> {
   @Option(names = "--pipelineArg", description = "extra pipeline option, repeatable")
   List<String> pipelineArgs = new ArrayList<>();
 
+  @Option(names = "--pipelineJvmArg", description = "extra flag of the pipeline JVM, repeatable")
+  List<String> pipelineJvmArgs = new ArrayList<>();
+
+  @Option(names = "--jfr", arity = "1", defaultValue = "false",
+      description = "record each trial's pipeline JVM with JFR into its directory's pipeline.jfr")
+  boolean jfr;
+
   @Override
   public Integer call() throws Exception {
     if (rates.isEmpty() || rates.stream().anyMatch(r -> r <= 0)) {
@@ -163,6 +170,8 @@ public final class SustainCommand implements Callable<Integer> {
         "--xmx=" + xmx,
         "--pipelineArg=--emitMatches=true"));
     pipelineArgs.forEach(a -> args.add("--pipelineArg=" + a));
+    pipelineJvmArgs.forEach(a -> args.add("--pipelineJvmArg=" + a));
+    args.add("--jfr=" + jfr);
     int rc = new CommandLine(soak).execute(args.toArray(String[]::new));
     if (rc != 0 && soak.sustain == null) {
       System.out.println("trial " + name + " ended with exit code " + rc + " before its judgement");

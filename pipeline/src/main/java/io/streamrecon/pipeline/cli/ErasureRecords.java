@@ -9,9 +9,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Pointer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -82,17 +80,7 @@ final class ErasureRecords {
       }
     }
     Path file = recordPath(warehouse, erasureId);
-    try {
-      FileSystem fs = file.getFileSystem(new Configuration());
-      try (OutputStream out = fs.create(file, true)) {
-        out.write(
-            json.writerWithDefaultPrettyPrinter()
-                .writeValueAsString(root)
-                .getBytes(StandardCharsets.UTF_8));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the erasure's record " + file, e);
-    }
+    JsonRecords.write(file, root, "the erasure's record");
     return file;
   }
 

@@ -20,10 +20,6 @@ import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.StoredEvent;
 import io.streamrecon.transforms.RehashEvents;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -52,8 +48,6 @@ import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -455,16 +449,6 @@ final class ReplayCommand implements Callable<Integer> {
     ObjectNode transitions = root.putObject("transitions");
     o.transitions().forEach(transitions::put);
     Path file = recordPath(r.run().warehouse(), r.replayId());
-    try {
-      FileSystem fs = file.getFileSystem(new Configuration());
-      try (OutputStream out = fs.create(file, true)) {
-        out.write(
-            json.writerWithDefaultPrettyPrinter()
-                .writeValueAsString(root)
-                .getBytes(StandardCharsets.UTF_8));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the replay's record " + file, e);
-    }
+    JsonRecords.write(file, root, "the replay's record");
   }
 }

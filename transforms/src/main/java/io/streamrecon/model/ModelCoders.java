@@ -1,18 +1,13 @@
 package io.streamrecon.model;
 
 import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.apache.beam.sdk.coders.AtomicCoder;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.util.VarInt;
@@ -26,10 +21,6 @@ import org.joda.time.Instant;
  */
 public final class ModelCoders {
   private ModelCoders() {}
-
-  private static final Pattern DATA_FILE =
-      Pattern.compile(
-          "side=(SOURCE|TARGET)/event_date=(\\d{4}-\\d{2}-\\d{2})/" + DataFileName.PATTERN);
 
   // ---------------------------------------------------------------- primitives, reused by coders
 
@@ -108,27 +99,42 @@ public final class ModelCoders {
 
   /** Writes a hash: 32 packed bytes when it is 64 lower-case hex digits, else as a string. */
   public static void writeHash(String hash, OutputStream out) throws IOException {
-    if (isLowerHexSha256(hash)) {
+    byte[] packed = packLowerHexSha256(hash);
+    if (packed != null) {
       out.write(2);
-      out.write(HexFormat.of().parseHex(hash));
+      out.write(packed);
     } else {
       writeString(hash, out);
     }
   }
 
-  // Called for every event and verdict a coder writes: a loop, not a regex (4 % of a Spark run's
-  // CPU samples went to the matcher).
-  private static boolean isLowerHexSha256(String hash) {
+  // Called for every event a coder writes, and on Spark streaming for every entry of a pairing
+  // bucket each time the bucket is stored: one loop that checks and packs, no regex, no HexFormat.
+  private static byte[] packLowerHexSha256(String hash) {
     if (hash == null || hash.length() != 64) {
-      return false;
+      return null;
     }
-    for (int i = 0; i < 64; i++) {
-      char c = hash.charAt(i);
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-        return false;
+    byte[] packed = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      int hi = lowerHexDigit(hash.charAt(2 * i));
+      int lo = lowerHexDigit(hash.charAt(2 * i + 1));
+      if ((hi | lo) < 0) {
+        return null;
       }
+      packed[i] = (byte) ((hi << 4) | lo);
     }
-    return true;
+    return packed;
+  }
+
+  /** The value of a lower-case hex digit, or -1. */
+  private static int lowerHexDigit(char c) {
+    if (c >= '0' && c <= '9') {
+      return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+      return c - 'a' + 10;
+    }
+    return -1;
   }
 
   /** Reads what {@link #writeHash} wrote. */
@@ -150,15 +156,12 @@ public final class ModelCoders {
    * has the shape {@code DeltaLakeIO} gives raw_events files, else as a string.
    */
   public static void writeDataFile(String path, OutputStream out) throws IOException {
-    Matcher m = DATA_FILE.matcher(path);
-    if (m.matches()) {
-      out.write(m.group(1).equals("SOURCE") ? 3 : 4);
-      VarInt.encode(LocalDate.parse(m.group(2)).toEpochDay(), out);
-      UUID uuid = UUID.fromString(m.group(3));
-      DataOutputStream data = new DataOutputStream(out);
-      data.writeLong(uuid.getMostSignificantBits());
-      data.writeLong(uuid.getLeastSignificantBits());
-      data.flush();
+    CompactDataFile compact = CompactDataFile.parse(path);
+    if (compact != null) {
+      out.write(compact.source() ? 3 : 4);
+      VarInt.encode(compact.epochDay(), out);
+      writeLong(compact.uuidHigh(), out);
+      writeLong(compact.uuidLow(), out);
     } else {
       writeString(path, out);
     }
@@ -168,20 +171,31 @@ public final class ModelCoders {
   public static String readDataFile(InputStream in) throws IOException {
     int tag = readByte(in);
     if (tag == 3 || tag == 4) {
-      LocalDate date = LocalDate.ofEpochDay(VarInt.decodeLong(in));
-      DataInputStream data = new DataInputStream(in);
-      UUID uuid = new UUID(data.readLong(), data.readLong());
-      return "side="
-          + (tag == 3 ? "SOURCE" : "TARGET")
-          + "/event_date="
-          + date
-          + "/"
-          + DataFileName.of(uuid);
+      long epochDay = VarInt.decodeLong(in);
+      long high = readLong(in);
+      long low = readLong(in);
+      return new CompactDataFile(tag == 3, epochDay, high, low).path();
     }
     if (tag == 0) {
       throw new CoderException("data file path is never null");
     }
     return new String(readBytes(in), StandardCharsets.UTF_8);
+  }
+
+  /** Writes eight bytes, high first, as {@link java.io.DataOutputStream#writeLong} does. */
+  private static void writeLong(long v, OutputStream out) throws IOException {
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      out.write((int) (v >>> shift));
+    }
+  }
+
+  /** Reads what {@link #writeLong} wrote. */
+  private static long readLong(InputStream in) throws IOException {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | readByte(in);
+    }
+    return v;
   }
 
   static int readByte(InputStream in) throws IOException {

@@ -134,8 +134,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
 
   /** The bucket state of one key, as bound by the runner for one call. */
   record Bucket(
-      MapState<String, PairingEntry> entries,
-      MapState<Long, ExpirySlot> slots,
+      BucketMap<String, PairingEntry> entries,
+      BucketMap<Long, ExpirySlot> slots,
       ValueState<BucketClock> clock,
       Timer expiry,
       ValueState<WatermarkTick> tick) {
@@ -144,7 +144,13 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         MapState<Long, ExpirySlot> slots,
         ValueState<BucketClock> clock,
         Timer expiry) {
-      this(entries, slots, clock, expiry, null);
+      this(BucketMap.of(entries), BucketMap.of(slots), clock, expiry, null);
+    }
+
+    /** Writes what the call changed in maps held whole; the runner stores the rest itself. */
+    void flush() {
+      entries.flush();
+      slots.flush();
     }
   }
 
@@ -220,7 +226,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
   private void index(Bucket bucket, String naturalId, PairingEntry entry, Instant elementTimestamp) {
     Instant due = entry.timerTarget();
     long slot = BucketClock.slotOf(due, grainMillis);
-    ExpirySlot current = bucket.slots().get(slot).read();
+    ExpirySlot current = bucket.slots().get(slot);
     bucket.slots().put(slot, (current == null ? ExpirySlot.EMPTY : current).with(naturalId, due));
     BucketClock clock = bucket.clock().read();
     if (clock == null || due.isBefore(clock.target())) {
@@ -235,7 +241,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
 
   private void unindex(Bucket bucket, String naturalId, Instant due) {
     long slot = BucketClock.slotOf(due, grainMillis);
-    ExpirySlot current = bucket.slots().get(slot).read();
+    ExpirySlot current = bucket.slots().get(slot);
     if (current == null) {
       return;
     }
@@ -277,7 +283,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     for (long slot = BucketClock.slotOf(clock.target(), grainMillis);
         slot <= clock.lastSlot();
         slot++) {
-      ExpirySlot ids = bucket.slots().get(slot).read();
+      ExpirySlot ids = bucket.slots().get(slot);
       if (ids == null) {
         continue;
       }
@@ -304,7 +310,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
           if (to == slot) {
             remaining.put(naturalId, notBefore.getMillis());
           } else {
-            ExpirySlot target = bucket.slots().get(to).read();
+            ExpirySlot target = bucket.slots().get(to);
             bucket.slots().put(
                 to, (target == null ? ExpirySlot.EMPTY : target).with(naturalId, notBefore));
             lastSlot = Math.max(lastSlot, to);
@@ -364,8 +370,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     return a.isBefore(b) ? b : a;
   }
 
-  private static PairingEntry read(MapState<String, PairingEntry> entries, String naturalId) {
-    PairingEntry stored = entries.get(naturalId).read();
+  private static PairingEntry read(BucketMap<String, PairingEntry> entries, String naturalId) {
+    PairingEntry stored = entries.get(naturalId);
     return stored == null ? null : stored.forKey(naturalId);
   }
 
@@ -717,7 +723,9 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * #TICK_STATE}, a {@link WatermarkTick} (the processing time the live timer is set for, and the
    * latest watermark the bucket saw). It is written when the bucket's first entry opens and
    * cleared with the rest of the bucket's state when its last entry expires; an empty bucket keeps
-   * no state and no timer.
+   * no state and no timer. The entries and the index are each held as one value ({@link
+   * BucketMap#loaded}) and written once per call, because that runner's map state codes the whole
+   * map on every access; the stored bytes are those of a map state of the same coders.
    *
    * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every
    * firing while the bucket holds entries. A firing for another time than the tick's target is
@@ -736,11 +744,15 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
      */
     static final Duration TICK = Duration.millis(1);
 
+    // Held whole (BucketMap.loaded): the runner this variant is for codes a map state whole on
+    // every access. Same ids and coders as the map states of the other variants.
     @StateId(ENTRIES_STATE)
-    private final StateSpec<MapState<String, PairingEntry>> entriesSpec = entriesSpec();
+    private final StateSpec<ValueState<Map<String, PairingEntry>>> entriesSpec =
+        BucketMap.loadedSpec(StringUtf8Coder.of(), PairingEntryCoder.of());
 
     @StateId(SLOTS_STATE)
-    private final StateSpec<MapState<Long, ExpirySlot>> slotsSpec = slotsSpec();
+    private final StateSpec<ValueState<Map<Long, ExpirySlot>>> slotsSpec =
+        BucketMap.loadedSpec(VarLongCoder.of(), ExpirySlotCoder.of());
 
     @StateId(CLOCK_STATE)
     private final StateSpec<ValueState<BucketClock>> clockSpec = clockSpec();
@@ -769,8 +781,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     public void processElement(
         @Element KV<Integer, EventRef> element,
         @Timestamp Instant timestamp,
-        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
-        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(ENTRIES_STATE) ValueState<Map<String, PairingEntry>> entries,
+        @StateId(SLOTS_STATE) ValueState<Map<Long, ExpirySlot>> slots,
         @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
         @StateId(TICK_STATE) ValueState<WatermarkTick> tick,
         @TimerId(EXPIRY_TIMER) Timer expiry,
@@ -782,7 +794,9 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         late(event, watermark, out);
         return;
       }
-      pair(event, timestamp, watermark, new Bucket(entries, slots, clock, expiry, tick), out);
+      Bucket bucket = loaded(entries, slots, clock, expiry, tick);
+      pair(event, timestamp, watermark, bucket, out);
+      bucket.flush();
       BucketClock now = clock.read();
       if (current == null && now != null) {
         // The bucket's first entry: start calling it back.
@@ -793,8 +807,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     @OnTimer(EXPIRY_TIMER)
     public void onExpiry(
         OnTimerContext context,
-        @StateId(ENTRIES_STATE) MapState<String, PairingEntry> entries,
-        @StateId(SLOTS_STATE) MapState<Long, ExpirySlot> slots,
+        @StateId(ENTRIES_STATE) ValueState<Map<String, PairingEntry>> entries,
+        @StateId(SLOTS_STATE) ValueState<Map<Long, ExpirySlot>> slots,
         @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
         @StateId(TICK_STATE) ValueState<WatermarkTick> tick,
         @TimerId(EXPIRY_TIMER) Timer expiry,
@@ -802,8 +816,18 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       poll(
           context.fireTimestamp(),
           context.timestamp(),
-          new Bucket(entries, slots, clock, expiry, tick),
+          loaded(entries, slots, clock, expiry, tick),
           out);
+    }
+
+    private static Bucket loaded(
+        ValueState<Map<String, PairingEntry>> entries,
+        ValueState<Map<Long, ExpirySlot>> slots,
+        ValueState<BucketClock> clock,
+        Timer expiry,
+        ValueState<WatermarkTick> tick) {
+      return new Bucket(
+          BucketMap.loaded(entries), BucketMap.loaded(slots), clock, expiry, tick);
     }
 
     /**
@@ -830,6 +854,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
           && sweep(clock, watermark.minus(Duration.millis(1)), watermark, bucket, out)) {
         clock = null;
       }
+      bucket.flush();
       if (clock == null) {
         bucket.tick().clear();
         return;

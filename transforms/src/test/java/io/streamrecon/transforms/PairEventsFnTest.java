@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.MapCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.MapState;
@@ -77,7 +78,7 @@ public class PairEventsFnTest {
   }
 
   private PairingEntry entry(String id) {
-    PairingEntry stored = bucket.entries.get(id).read();
+    PairingEntry stored = bucket.entry(id);
     return stored == null ? null : stored.forKey(id);
   }
 
@@ -99,7 +100,7 @@ public class PairEventsFnTest {
     // The runner still delivers the first timer again (as Flink did): nothing happens.
     fire(eventTimeFn, T0.plus(TIMEOUT), T0.plus(TIMEOUT).plus(2));
     assertEquals(1, out.verdicts().size());
-    assertEquals(1, bucket.entries.size());
+    assertEquals(1, bucket.entryCount());
 
     fire(eventTimeFn, timer.target, timer.target.plus(1));
     assertEquals(
@@ -261,8 +262,8 @@ public class PairEventsFnTest {
         process(tgt("id" + i, sec(17L * i + 5), i % 2 == 0 ? A : B), T0);
       }
     }
-    assertEquals(40, bucket.entries.size());
-    assertTrue(bucket.slots.size() > 1);
+    assertEquals(40, bucket.entryCount());
+    assertTrue(bucket.slotCount() > 1);
     // One due time after the other, the watermark a millisecond past each timer.
     int firings = 0;
     while (timer.target != null && bucket.clock.read() != null) {
@@ -298,8 +299,8 @@ public class PairEventsFnTest {
     polledFn.processElement(
         KV.of(0, event),
         event.eventTime(),
-        bucket.entries,
-        bucket.slots,
+        bucket.wholeEntries,
+        bucket.wholeSlots,
         bucket.clock,
         bucket.tick,
         timer,
@@ -310,7 +311,7 @@ public class PairEventsFnTest {
   private void polledTick(Instant watermark, Instant wallClock) {
     runnerWatermark.value = watermark;
     timer.now = wallClock;
-    polledFn.poll(timer.target, timer.outputTimestamp, bucket.bucket(), out);
+    polledFn.poll(timer.target, timer.outputTimestamp, bucket.polledBucket(), out);
   }
 
   @Test
@@ -322,13 +323,13 @@ public class PairEventsFnTest {
         polledProcess(tgt("id" + i, sec(17L * i + 5), i % 2 == 0 ? A : B), T0, wall);
       }
     }
-    assertEquals(40, bucket.entries.size());
+    assertEquals(40, bucket.entryCount());
     assertEquals("called back in the next batch", wall.plus(1), timer.target);
     // Hours of wall clock (a lagging or stopped job) with the watermark standing still: nothing.
     for (int batch = 1; batch <= 5; batch++) {
       polledTick(T0.plus(TIMEOUT), wall.plus(Duration.standardHours(batch)));
       assertEquals(0, missing());
-      assertEquals(40, bucket.entries.size());
+      assertEquals(40, bucket.entryCount());
     }
     // The watermark passes the first ids' due times: those, and only those, expire.
     Instant w = T0.plus(TIMEOUT).plus(sec(17L * 9 + 1));
@@ -338,7 +339,7 @@ public class PairEventsFnTest {
             .filter(i -> T0.plus(sec(17L * i)).plus(TIMEOUT).isBefore(w))
             .count();
     assertTrue(expected > 1 && expected < 40);
-    assertEquals(40 - expected, bucket.entries.size());
+    assertEquals(40 - expected, bucket.entryCount());
     assertEquals(
         java.util.stream.IntStream.range(0, (int) expected).filter(i -> i % 3 != 0).count(),
         missing());
@@ -348,7 +349,7 @@ public class PairEventsFnTest {
     bucket.assertEmpty();
     // Its last timer firing (the runner still calls it) finds nothing and sets nothing.
     Instant last = timer.target;
-    polledFn.poll(last, timer.outputTimestamp, bucket.bucket(), out);
+    polledFn.poll(last, timer.outputTimestamp, bucket.polledBucket(), out);
     bucket.assertEmpty();
   }
 
@@ -407,7 +408,7 @@ public class PairEventsFnTest {
     assertNotNull(entry("k2"));
 
     // The timer set for the old bucket fires again: ignored, and the live one still works.
-    polledFn.poll(staleTarget, staleHold, bucket.bucket(), out);
+    polledFn.poll(staleTarget, staleHold, bucket.polledBucket(), out);
     assertEquals(1, out.verdicts().size());
     polledTick(T0.plus(Duration.standardDays(1)), wall.plus(5000));
     assertEquals(2, out.verdicts().size());
@@ -423,18 +424,50 @@ public class PairEventsFnTest {
         new EncodedMap<>(StringUtf8Coder.of(), PairingEntryCoder.of());
     final EncodedMap<Long, ExpirySlot> slots =
         new EncodedMap<>(VarLongCoder.of(), ExpirySlotCoder.of());
+    // The polled variant holds each map whole, coded as Spark codes a map state.
+    final EncodedValue<Map<String, PairingEntry>> wholeEntries =
+        new EncodedValue<>(MapCoder.of(StringUtf8Coder.of(), PairingEntryCoder.of()));
+    final EncodedValue<Map<Long, ExpirySlot>> wholeSlots =
+        new EncodedValue<>(MapCoder.of(VarLongCoder.of(), ExpirySlotCoder.of()));
     final EncodedValue<BucketClock> clock = new EncodedValue<>(BucketClock.Coder.of());
     final EncodedValue<WatermarkTick> tick = new EncodedValue<>(WatermarkTick.Coder.of());
     final FakeTimer timer = new FakeTimer();
 
     PairEventsFn.Bucket bucket() {
-      return new PairEventsFn.Bucket(entries, slots, clock, timer, tick);
+      return new PairEventsFn.Bucket(
+          BucketMap.of(entries), BucketMap.of(slots), clock, timer, tick);
     }
 
-    /** No map entry, no index slot, no clock, no tick (so no live timer): nothing left. */
+    PairEventsFn.Bucket polledBucket() {
+      return new PairEventsFn.Bucket(
+          BucketMap.loaded(wholeEntries), BucketMap.loaded(wholeSlots), clock, timer, tick);
+    }
+
+    PairingEntry entry(String id) {
+      PairingEntry stored = entries.get(id).read();
+      Map<String, PairingEntry> whole = wholeEntries.read();
+      return stored == null && whole != null ? whole.get(id) : stored;
+    }
+
+    int entryCount() {
+      Map<String, PairingEntry> whole = wholeEntries.read();
+      return entries.size() + (whole == null ? 0 : whole.size());
+    }
+
+    int slotCount() {
+      Map<Long, ExpirySlot> whole = wholeSlots.read();
+      return slots.size() + (whole == null ? 0 : whole.size());
+    }
+
+    /**
+     * No map entry, no index slot, no clock, no tick (so no live timer): nothing left. A map held
+     * whole is cleared, not stored empty.
+     */
     void assertEmpty() {
       assertEquals("entries", 0, entries.size());
       assertEquals("index slots", 0, slots.size());
+      assertNull("entries held whole", wholeEntries.read());
+      assertNull("index held whole", wholeSlots.read());
       assertNull("clock", clock.read());
       assertNull("tick", tick.read());
     }

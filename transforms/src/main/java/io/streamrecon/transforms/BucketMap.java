@@ -1,0 +1,153 @@
+package io.streamrecon.transforms;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.MapCoder;
+import org.apache.beam.sdk.state.MapState;
+import org.apache.beam.sdk.state.StateSpec;
+import org.apache.beam.sdk.state.StateSpecs;
+import org.apache.beam.sdk.state.ValueState;
+
+/**
+ * One map of a pairing bucket's state (its entries, or its expiry index), as {@link
+ * PairEventsFn} uses it: read, write and remove single keys, clear all.
+ *
+ * <p>Two ways to hold it, chosen by what the runner's state costs:
+ *
+ * <ul>
+ *   <li>{@link #of(MapState)}: each key is its own piece of runner state (Flink, the
+ *       DirectRunner), so a call touches only the keys it needs.
+ *   <li>{@link #loaded(ValueState)}: the whole map is one coded value, loaded on the call's first
+ *       access and written back once by {@link #flush}. For runners whose {@code MapState} is
+ *       itself one coded value that every {@code get}, {@code put} and {@code remove} decodes
+ *       whole and every {@code put} and {@code remove} re-encodes (Beam's classic SparkRunner in
+ *       streaming mode): there a call that reads an entry, replaces it and moves its index entry
+ *       coded its bucket's map five to seven times, and now codes each map at most twice. {@link
+ *       #loadedSpec} codes the map with the {@link MapCoder} that runner gives a {@code MapState},
+ *       so the stored bytes, and a checkpoint written before, stay the same.
+ * </ul>
+ */
+interface BucketMap<K, V> {
+
+  /** The value under {@code key}, or {@code null}. */
+  V get(K key);
+
+  void put(K key, V value);
+
+  void remove(K key);
+
+  void clear();
+
+  /** Writes the call's changes to the runner's state; nothing to do for a {@link MapState}. */
+  void flush();
+
+  /** The map over a runner {@link MapState}. */
+  static <K, V> BucketMap<K, V> of(MapState<K, V> state) {
+    return new OverMapState<>(state);
+  }
+
+  /** The map held whole in {@code state}; call {@link #flush} before the call ends. */
+  static <K, V> BucketMap<K, V> loaded(ValueState<Map<K, V>> state) {
+    return new Loaded<>(state);
+  }
+
+  /** The spec of a {@link #loaded} map, stored as a map state of the same coders would be. */
+  static <K, V> StateSpec<ValueState<Map<K, V>>> loadedSpec(
+      Coder<K> keyCoder, Coder<V> valueCoder) {
+    return StateSpecs.value(MapCoder.of(keyCoder, valueCoder));
+  }
+
+  /** Per-key runner state: every method goes straight to it. */
+  final class OverMapState<K, V> implements BucketMap<K, V> {
+    private final MapState<K, V> state;
+
+    private OverMapState(MapState<K, V> state) {
+      this.state = state;
+    }
+
+    @Override
+    public V get(K key) {
+      return state.get(key).read();
+    }
+
+    @Override
+    public void put(K key, V value) {
+      state.put(key, value);
+    }
+
+    @Override
+    public void remove(K key) {
+      state.remove(key);
+    }
+
+    @Override
+    public void clear() {
+      state.clear();
+    }
+
+    @Override
+    public void flush() {}
+  }
+
+  /**
+   * The whole map, decoded on first access and written back once if changed; an emptied map
+   * clears its state rather than storing an empty map.
+   */
+  final class Loaded<K, V> implements BucketMap<K, V> {
+    private final ValueState<Map<K, V>> state;
+    private Map<K, V> map;
+    private boolean changed;
+
+    private Loaded(ValueState<Map<K, V>> state) {
+      this.state = state;
+    }
+
+    private Map<K, V> map() {
+      if (map == null) {
+        Map<K, V> stored = state.read();
+        // Always a copy: a runner may hand out the object it stores (and snapshot it), and
+        // MapCoder decodes an empty map as the immutable Collections.emptyMap().
+        map = stored == null ? new HashMap<>() : new HashMap<>(stored);
+      }
+      return map;
+    }
+
+    @Override
+    public V get(K key) {
+      return map().get(key);
+    }
+
+    @Override
+    public void put(K key, V value) {
+      map().put(key, value);
+      changed = true;
+    }
+
+    @Override
+    public void remove(K key) {
+      if (map().remove(key) != null) {
+        changed = true;
+      }
+    }
+
+    @Override
+    public void clear() {
+      map = new HashMap<>();
+      changed = true;
+    }
+
+    @Override
+    public void flush() {
+      if (!changed) {
+        return;
+      }
+      if (map.isEmpty()) {
+        state.clear();
+      } else {
+        state.write(map);
+      }
+      changed = false;
+    }
+  }
+}

@@ -56,6 +56,10 @@ public final class SustainCommand implements Callable<Integer> {
   @Option(names = "--xmx", defaultValue = "3g", description = "the pipeline JVM's -Xmx")
   String xmx;
 
+  @Option(names = "--buckets", defaultValue = "1024",
+      description = "the pipeline's --pairingBuckets (ignored by the peer)")
+  int buckets;
+
   @Option(names = "--latency", defaultValue = "true", arity = "1",
       description = "after the search, a soak at half the highest rate held, for verdict latency")
   boolean latency;
@@ -168,6 +172,7 @@ public final class SustainCommand implements Callable<Integer> {
         "--finalWaitMinutes=5",
         "--timeout=" + timeout,
         "--xmx=" + xmx,
+        "--buckets=" + buckets,
         "--pipelineArg=--emitMatches=true"));
     pipelineArgs.forEach(a -> args.add("--pipelineArg=" + a));
     pipelineJvmArgs.forEach(a -> args.add("--pipelineJvmArg=" + a));

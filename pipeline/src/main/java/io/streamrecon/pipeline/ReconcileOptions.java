@@ -117,7 +117,9 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setRunId(String value);
 
-  @Description("Delta Lake commit interval in streaming mode")
+  @Description(
+      "Delta Lake commit interval in streaming mode; on Spark streaming, unless given, one commit"
+          + " per micro-batch")
   @Default.String("5s")
   String getCommitInterval();
 

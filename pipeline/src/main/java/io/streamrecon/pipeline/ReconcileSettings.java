@@ -127,8 +127,7 @@ public record ReconcileSettings(
               + runId
               + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
     }
-    Duration commit =
-        DurationParser.parseAtLeast("commitInterval", o.getCommitInterval(), Duration.millis(100));
+    Duration commit = commitInterval(o);
     Map<String, String> kafka =
         KafkaProperties.merge(o.getKafkaPropertiesFile(), o.getKafkaProperties());
     Duration outOfOrder =
@@ -231,6 +230,20 @@ public record ReconcileSettings(
         throw new IllegalArgumentException(
             "--expiry=" + o.getExpiry() + " is not valid: event, processing (empty: event)");
     }
+  }
+
+  /**
+   * {@code --commitInterval}; on Spark streaming, unless given, a commit per micro-batch ({@link
+   * DeltaLakeIO#COMMIT_EACH_MICRO_BATCH}): that runner evaluates a commit trigger once per batch, so
+   * a delay there commits the data of two or three batches in one, and the batch that carries it
+   * does their pairing, payload fetches and verdict writes at once.
+   */
+  private static Duration commitInterval(ReconcileOptions o) {
+    if (isSparkStreaming(o) && !RunnerSupport.isExplicit(o, "commitInterval")) {
+      return DeltaLakeIO.COMMIT_EACH_MICRO_BATCH;
+    }
+    return DurationParser.parseAtLeast(
+        "commitInterval", o.getCommitInterval(), Duration.millis(100));
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
+
 import io.streamrecon.transforms.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -126,6 +128,29 @@ public class ReconcileSettingsTest {
     o.setKafkaMaxRecords(10);
     assertFalse("bounded Spark runs are batch", ReconcileSettings.isSparkStreaming(o));
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
+  }
+
+  @Test
+  public void sparkStreamingCommitsEachMicroBatchUnlessAnIntervalIsGiven() {
+    ReconcileOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
+            .as(ReconcileOptions.class);
+    o.setRunner(FakeSparkRunner.class);
+    assertEquals(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH, ReconcileSettings.from(o).commitInterval());
+    ReconcileOptions given =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a",
+                "--target=kafka://localhost:9092/b",
+                "--commitInterval=2s")
+            .as(ReconcileOptions.class);
+    given.setRunner(FakeSparkRunner.class);
+    assertEquals(Duration.standardSeconds(2), ReconcileSettings.from(given).commitInterval());
+    o.setKafkaMaxRecords(10);
+    assertEquals(
+        "a bounded Spark run keeps the default",
+        Duration.standardSeconds(5),
+        ReconcileSettings.from(o).commitInterval());
   }
 
   @Test

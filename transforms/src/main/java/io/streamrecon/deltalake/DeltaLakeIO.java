@@ -24,6 +24,7 @@ import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.transforms.WithKeys;
+import org.apache.beam.sdk.transforms.windowing.AfterPane;
 import org.apache.beam.sdk.transforms.windowing.AfterProcessingTime;
 import org.apache.beam.sdk.transforms.windowing.DefaultTrigger;
 import org.apache.beam.sdk.transforms.windowing.GlobalWindows;
@@ -77,6 +78,16 @@ public final class DeltaLakeIO {
 
   /** Default streaming commit interval. */
   public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.standardSeconds(5);
+
+  /**
+   * The commit interval that commits the files of a pane as soon as the runner evaluates its
+   * trigger. Meant for runners that evaluate triggers once per micro-batch (Beam's classic
+   * SparkRunner in streaming mode): there it commits each micro-batch's files in that batch, where
+   * a processing-time delay, measured from the batch's time, can only fire a later batch, so that
+   * one batch in two or three commits the data of several and carries their downstream work. On a
+   * runner that fires triggers per element it would commit per bundle.
+   */
+  public static final Duration COMMIT_EACH_MICRO_BATCH = Duration.ZERO;
 
   /**
    * Default small-file threshold of auto-compaction: a partition is compacted once it holds this
@@ -195,10 +206,13 @@ public final class DeltaLakeIO {
 
     WriteConfig withCommitInterval(Duration value) {
       if (value == null
-          || value.getMillis() <= 0
+          || value.getMillis() < 0
           || value.isLongerThan(MAX_COMMIT_INTERVAL)) {
         throw new IllegalArgumentException(
-            "commitInterval must be between 1 ms and " + MAX_COMMIT_INTERVAL + ", got " + value);
+            "commitInterval must be between 0 (COMMIT_EACH_MICRO_BATCH) and "
+                + MAX_COMMIT_INTERVAL
+                + ", got "
+                + value);
       }
       return new WriteConfig(warehouse, runId, value, writerId, stableInput, autoCompactFiles);
     }
@@ -258,11 +272,16 @@ public final class DeltaLakeIO {
   /** The grouping of stage 2: the written files of each commit pane under the table's key. */
   static PCollection<KV<String, Iterable<DataFile>>> group(
       PCollection<DataFile> files, String table, WriteConfig config) {
-    Trigger trigger =
-        files.isBounded() == PCollection.IsBounded.BOUNDED
-            ? DefaultTrigger.of()
-            : Repeatedly.forever(
-                AfterProcessingTime.pastFirstElementInPane().plusDelayOf(config.commitInterval()));
+    Trigger trigger;
+    if (files.isBounded() == PCollection.IsBounded.BOUNDED) {
+      trigger = DefaultTrigger.of();
+    } else if (config.commitInterval().equals(COMMIT_EACH_MICRO_BATCH)) {
+      trigger = Repeatedly.forever(AfterPane.elementCountAtLeast(1));
+    } else {
+      trigger =
+          Repeatedly.forever(
+              AfterProcessingTime.pastFirstElementInPane().plusDelayOf(config.commitInterval()));
+    }
     KvCoder<String, DataFile> keyedCoder = KvCoder.of(StringUtf8Coder.of(), DataFile.Coder.of());
     return files
         .apply("KeyByTable", WithKeys.<String, DataFile>of(table))
@@ -308,7 +327,10 @@ public final class DeltaLakeIO {
       return new WriteRawEvents(config.withRunId(runId));
     }
 
-    /** Streaming: how long files wait for their commit, at most. Default 5 s, up to 1 h. */
+    /**
+     * Streaming: how long files wait for their commit, at most. Default 5 s, up to 1 h; {@link
+     * #COMMIT_EACH_MICRO_BATCH} on runners that evaluate triggers once per micro-batch.
+     */
     public WriteRawEvents withCommitInterval(Duration commitInterval) {
       return new WriteRawEvents(config.withCommitInterval(commitInterval));
     }
@@ -449,7 +471,10 @@ public final class DeltaLakeIO {
       return new Write<>(table, config.withRunId(runId));
     }
 
-    /** Streaming: how long files wait for their commit, at most. Default 5 s, up to 1 h. */
+    /**
+     * Streaming: how long files wait for their commit, at most. Default 5 s, up to 1 h; {@link
+     * #COMMIT_EACH_MICRO_BATCH} on runners that evaluate triggers once per micro-batch.
+     */
     public Write<T> withCommitInterval(Duration commitInterval) {
       return new Write<>(table, config.withCommitInterval(commitInterval));
     }

@@ -25,7 +25,7 @@ import org.apache.beam.sdk.state.ValueState;
  *       streaming mode): there a call that reads an entry, replaces it and moves its index entry
  *       coded its bucket's map five to seven times, and now codes each map at most twice. {@link
  *       #loadedSpec} codes the map with the {@link MapCoder} that runner gives a {@code MapState},
- *       so the stored bytes, and a checkpoint written before, stay the same.
+ *       so the state's bytes, and the sizes measured for it, are those of the map state.
  * </ul>
  */
 interface BucketMap<K, V> {

@@ -725,7 +725,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * cleared with the rest of the bucket's state when its last entry expires; an empty bucket keeps
    * no state and no timer. The entries and the index are each held as one value ({@link
    * BucketMap#loaded}) and written once per call, because that runner's map state codes the whole
-   * map on every access; the stored bytes are those of a map state of the same coders.
+   * map on every access; the bytes stored are those of a map state of the same coders.
    *
    * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every
    * firing while the bucket holds entries. A firing for another time than the tick's target is

@@ -21,9 +21,9 @@ import org.junit.Test;
 
 /**
  * The Spark streaming pairing holds a bucket's entries and expiry index each as one value
- * ({@link BucketMap#loaded}); a checkpoint written while they were map states must restore. Both
- * are checked on Beam's own {@link SparkStateInternals}: the bytes stored under a state id are the
- * same either way, so each reads what the other wrote.
+ * ({@link BucketMap#loaded}), coded as Spark codes a map state of the same coders, so that the
+ * state's layout and the sizes measured for it stay those of the map state. Checked on Beam's own
+ * {@link SparkStateInternals}: each form reads what the other wrote, byte for byte.
  */
 public class SparkPairingStateTest {
   private static final String SHA = "ab".repeat(32);

@@ -158,10 +158,13 @@ public final class ModelCoders {
   public static void writeDataFile(String path, OutputStream out) throws IOException {
     CompactDataFile compact = CompactDataFile.parse(path);
     if (compact != null) {
-      out.write(compact.source() ? 3 : 4);
-      VarInt.encode(compact.epochDay(), out);
-      writeLong(compact.uuidHigh(), out);
-      writeLong(compact.uuidLow(), out);
+      // One write of at most 27 bytes: streams coders get are often synchronized per call.
+      byte[] buf = new byte[27];
+      buf[0] = (byte) (compact.source() ? 3 : 4);
+      int n = putVarLong(compact.epochDay(), buf, 1);
+      n = putLong(compact.uuidHigh(), buf, n);
+      n = putLong(compact.uuidLow(), buf, n);
+      out.write(buf, 0, n);
     } else {
       writeString(path, out);
     }
@@ -172,9 +175,11 @@ public final class ModelCoders {
     int tag = readByte(in);
     if (tag == 3 || tag == 4) {
       long epochDay = VarInt.decodeLong(in);
-      long high = readLong(in);
-      long low = readLong(in);
-      return new CompactDataFile(tag == 3, epochDay, high, low).path();
+      byte[] uuid = new byte[16];
+      if (in.readNBytes(uuid, 0, 16) != 16) {
+        throw new CoderException("unexpected end of stream in a data file's UUID");
+      }
+      return new CompactDataFile(tag == 3, epochDay, getLong(uuid, 0), getLong(uuid, 8)).path();
     }
     if (tag == 0) {
       throw new CoderException("data file path is never null");
@@ -182,18 +187,28 @@ public final class ModelCoders {
     return new String(readBytes(in), StandardCharsets.UTF_8);
   }
 
-  /** Writes eight bytes, high first, as {@link java.io.DataOutputStream#writeLong} does. */
-  private static void writeLong(long v, OutputStream out) throws IOException {
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      out.write((int) (v >>> shift));
+  /** Puts {@code v} as a varint at {@code at}, as {@link VarInt#encode(long, OutputStream)}. */
+  private static int putVarLong(long v, byte[] buf, int at) {
+    while ((v & ~0x7FL) != 0) {
+      buf[at++] = (byte) ((v & 0x7F) | 0x80);
+      v >>>= 7;
     }
+    buf[at++] = (byte) v;
+    return at;
   }
 
-  /** Reads what {@link #writeLong} wrote. */
-  private static long readLong(InputStream in) throws IOException {
+  /** Puts eight bytes, high first, as {@link java.io.DataOutputStream#writeLong} writes them. */
+  private static int putLong(long v, byte[] buf, int at) {
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      buf[at++] = (byte) (v >>> shift);
+    }
+    return at;
+  }
+
+  private static long getLong(byte[] buf, int at) {
     long v = 0;
-    for (int i = 0; i < 8; i++) {
-      v = (v << 8) | readByte(in);
+    for (int i = at; i < at + 8; i++) {
+      v = (v << 8) | (buf[i] & 0xFF);
     }
     return v;
   }

@@ -8,7 +8,7 @@ import java.net.http.HttpResponse;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The main class of the S3 server JVM that the pipeline's S3 test starts: s3mock on a free port,
+ * The main class of the S3 server JVM that the S3 warehouse test starts: s3mock on a free port,
  * objects in memory, with the bucket named by the only argument created. Prints {@value
  * #ENDPOINT_LINE}{@code http://127.0.0.1:PORT} once the bucket exists and serves until the
  * process is killed.

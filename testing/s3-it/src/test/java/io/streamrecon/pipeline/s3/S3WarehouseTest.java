@@ -16,7 +16,6 @@ import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.CrashHarness;
-import io.streamrecon.pipeline.testing.S3Process;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.io.IOException;
 import java.io.InputStream;

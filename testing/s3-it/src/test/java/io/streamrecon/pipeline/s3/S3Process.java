@@ -1,5 +1,6 @@
-package io.streamrecon.pipeline.testing;
+package io.streamrecon.pipeline.s3;
 
+import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.testing.s3mock.S3MockMain;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,9 +30,9 @@ import java.util.regex.Pattern;
  * can see what reached the server without going through S3A or the AWS SDK. {@link #close} kills
  * it by PID.
  */
-public final class S3Process implements AutoCloseable {
+final class S3Process implements AutoCloseable {
   /** The class path resource, in the server module, that lists the server JVM's jars. */
-  public static final String CLASS_PATH_RESOURCE = "io/streamrecon/testing/s3mock/class-path.txt";
+  static final String CLASS_PATH_RESOURCE = "io/streamrecon/testing/s3mock/class-path.txt";
 
   private static final Pattern KEY = Pattern.compile("<Key>([^<]*)</Key>");
 
@@ -51,7 +52,7 @@ public final class S3Process implements AutoCloseable {
    * Starts a server with its log under {@code dir}, creates {@code bucket} and waits until the
    * server prints its endpoint.
    */
-  public static S3Process start(Path dir, String bucket) throws Exception {
+  static S3Process start(Path dir, String bucket) throws Exception {
     Files.createDirectories(dir);
     Path log = dir.resolve("s3.log");
     List<String> cmd = new ArrayList<>();
@@ -104,12 +105,12 @@ public final class S3Process implements AutoCloseable {
   }
 
   /** {@code http://127.0.0.1:PORT}. */
-  public String endpoint() {
+  String endpoint() {
     return endpoint;
   }
 
   /** The bucket created at start. */
-  public String bucket() {
+  String bucket() {
     return bucket;
   }
 
@@ -117,7 +118,7 @@ public final class S3Process implements AutoCloseable {
    * The keys of the bucket's objects that start with {@code prefix}, in order, as the server
    * lists them (a path-style {@code ListObjects} over plain HTTP; the server checks no signature).
    */
-  public List<String> keys(String prefix) throws IOException, InterruptedException {
+  List<String> keys(String prefix) throws IOException, InterruptedException {
     HttpResponse<String> listed =
         HttpClient.newHttpClient()
             .send(
@@ -139,7 +140,7 @@ public final class S3Process implements AutoCloseable {
   }
 
   /** The child JVM's output, for failure messages. */
-  public Path log() {
+  Path log() {
     return log;
   }
 

@@ -1,5 +1,8 @@
 package io.streamrecon.pipeline.hdfs;
 
+import static io.streamrecon.pipeline.testing.WarehouseCommands.cli;
+import static io.streamrecon.pipeline.testing.WarehouseCommands.page;
+import static io.streamrecon.pipeline.testing.WarehouseCommands.storedCounts;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
@@ -17,10 +20,8 @@ import io.streamrecon.pipeline.testing.HdfsCommitWriter;
 import io.streamrecon.pipeline.testing.HdfsProcess;
 import io.streamrecon.pipeline.testing.RecordingHdfsLogStore;
 import io.streamrecon.pipeline.testing.Scenario;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -134,22 +135,6 @@ public class HdfsWarehouseTest {
     assertEquals(
         DeltaLakeTables.readRows(copy, DeltaLakeIO.RAW_EVENTS).size(),
         DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
-  }
-
-  /** A report page without its location and the time it was made. */
-  private static String page(Path file, String warehouse) throws IOException {
-    return Files.readString(file)
-        .replace(warehouse, "WH")
-        .replaceAll("[0-9T:.-]+Z · all times UTC", "(made) · all times UTC");
-  }
-
-  /** The summary's lines that do not depend on arrival order: what was read and stored. */
-  private static List<String> storedCounts(String summary) {
-    return summary.lines()
-        .filter(l -> l.startsWith("input") || l.startsWith("blank") || l.startsWith("dead")
-            || l.startsWith("raw events") || l.startsWith("counts add up: input"))
-        .map(l -> l.replaceAll(";.*", ""))
-        .toList();
   }
 
   private static String run(Scenario scenario, String warehouse) {
@@ -354,20 +339,5 @@ public class HdfsWarehouseTest {
     } catch (IOException e) {
       return false;
     }
-  }
-
-  private static String cli(String... args) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = StreamRecon.execute(args);
-    } finally {
-      System.setOut(old);
-    }
-    String printed = out.toString(StandardCharsets.UTF_8);
-    assertEquals(String.join(" ", args) + "\n" + printed, 0, code);
-    return printed;
   }
 }

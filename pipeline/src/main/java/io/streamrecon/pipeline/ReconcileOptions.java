@@ -97,9 +97,9 @@ public interface ReconcileOptions extends StreamingOptions {
 
   @Description(
       "Buckets natural ids are hashed into for pairing: the runner keeps one key, one timer and"
-          + " its bookkeeping per bucket, however many ids it sees; 1 to 65536 (1024; 64 on the"
-          + " DirectRunner unless given). Keep it across restarts of one job: restored state is"
-          + " found by bucket")
+          + " its bookkeeping per bucket, however many ids it sees; 1 to 65536 (1024; unless given, 64"
+          + " on the DirectRunner and 4096 on Spark streaming). Keep it across restarts of one"
+          + " job: restored state is found by bucket")
   @Default.Integer(1024)
   int getPairingBuckets();
 

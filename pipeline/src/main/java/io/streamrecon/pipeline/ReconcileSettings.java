@@ -70,10 +70,23 @@ public record ReconcileSettings(
    */
   static final int DIRECT_RUNNER_BUCKETS = 64;
 
+  /**
+   * Pairing buckets on Spark streaming unless {@code --pairingBuckets} is given. Beam's Spark state
+   * codes a bucket's whole state on every call of the pairing, so the pairing's cost per event
+   * follows the entries per bucket: four times the default bucket count codes a quarter of the
+   * entries, and the runner's per-key work each batch (a marker per key through the DoFn) stays
+   * small beside it (bench/REPORT.md, "Where a Spark micro-batch's time goes").
+   */
+  static final int SPARK_STREAMING_BUCKETS = 4096;
+
   private static int pairingBuckets(ReconcileOptions o) {
-    return Runners.isDirect(o) && !RunnerSupport.isExplicit(o, "pairingBuckets")
-        ? DIRECT_RUNNER_BUCKETS
-        : o.getPairingBuckets();
+    if (RunnerSupport.isExplicit(o, "pairingBuckets")) {
+      return o.getPairingBuckets();
+    }
+    if (Runners.isDirect(o)) {
+      return DIRECT_RUNNER_BUCKETS;
+    }
+    return isSparkStreaming(o) ? SPARK_STREAMING_BUCKETS : o.getPairingBuckets();
   }
 
   /**

@@ -230,6 +230,24 @@ public class ReconcileSettingsTest {
     assertEquals(1024, ReconcileSettings.from(spark).pairingBuckets());
   }
 
+  @Test
+  public void pairingBucketsDefaultTo4096OnSparkStreaming() {
+    ReconcileOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
+            .as(ReconcileOptions.class);
+    o.setRunner(FakeSparkRunner.class);
+    assertEquals(4096, ReconcileSettings.from(o).pairingBuckets());
+    ReconcileOptions given =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a",
+                "--target=kafka://localhost:9092/b",
+                "--pairingBuckets=1024")
+            .as(ReconcileOptions.class);
+    given.setRunner(FakeSparkRunner.class);
+    assertEquals(1024, ReconcileSettings.from(given).pairingBuckets());
+  }
+
   private static void assertError(String expected, String... args) {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> settings(args));

@@ -1,5 +1,7 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.pipeline.ReconcileSettings;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.bench.deltalake.DataFileCommits;
@@ -89,9 +91,10 @@ public final class SoakCommand implements Callable<Integer> {
   @Option(names = "--timeout", defaultValue = "60s", description = "the pipeline's --timeout")
   String timeout;
 
-  @Option(names = "--buckets", defaultValue = "1024",
+  @Option(names = "--buckets", defaultValue = "-1",
       description = "the pipeline's pairing buckets, for the runner-key count; 0 = one key per id"
-          + " (the layout before pairing by bucket)")
+          + " (the layout before pairing by bucket); default: the engine's (4096 on Spark"
+          + " streaming, 1024 on Flink)")
   int buckets;
 
   @Option(names = "--hotShare", defaultValue = "0",
@@ -163,6 +166,12 @@ public final class SoakCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (!engine.equals("spark") && !engine.equals("flink") && !engine.equals("peer")) {
       throw new IllegalArgumentException("--engine must be spark, flink or peer, not " + engine);
+    }
+    if (buckets < 0) {
+      buckets =
+          engine.equals("spark")
+              ? ReconcileSettings.SPARK_STREAMING_BUCKETS
+              : io.streamrecon.transforms.PairEvents.DEFAULT_BUCKETS;
     }
     if (hotShare < 0 || hotShare > 0.5 || hotBucketShare < 0 || hotBucketShare > 0.5) {
       throw new IllegalArgumentException("--hotShare and --hotBucketShare must be in [0, 0.5]");

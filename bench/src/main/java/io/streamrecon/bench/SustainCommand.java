@@ -56,8 +56,8 @@ public final class SustainCommand implements Callable<Integer> {
   @Option(names = "--xmx", defaultValue = "3g", description = "the pipeline JVM's -Xmx")
   String xmx;
 
-  @Option(names = "--buckets", defaultValue = "1024",
-      description = "the pipeline's --pairingBuckets (ignored by the peer)")
+  @Option(names = "--buckets", defaultValue = "-1",
+      description = "the pipeline's --pairingBuckets (ignored by the peer); default: the engine's")
   int buckets;
 
   @Option(names = "--latency", defaultValue = "true", arity = "1",

@@ -77,7 +77,7 @@ public record ReconcileSettings(
    * entries, and the runner's per-key work each batch (a marker per key through the DoFn) stays
    * small beside it (bench/REPORT.md, "Where a Spark micro-batch's time goes").
    */
-  static final int SPARK_STREAMING_BUCKETS = 4096;
+  public static final int SPARK_STREAMING_BUCKETS = 4096;
 
   private static int pairingBuckets(ReconcileOptions o) {
     if (RunnerSupport.isExplicit(o, "pairingBuckets")) {

@@ -1,7 +1,7 @@
 package io.streamrecon.pipeline.hdfs;
 
+import static io.streamrecon.pipeline.testing.WarehouseCommands.assertReadsBackAsLocal;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.cli;
-import static io.streamrecon.pipeline.testing.WarehouseCommands.page;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.storedCounts;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -85,36 +85,9 @@ public class HdfsWarehouseTest {
     assertThat(localSummary, containsString("counts add up"));
     assertThat(remoteSummary, containsString("counts add up"));
     assertEquals(storedCounts(localSummary), storedCounts(remoteSummary));
-    assertEquals(Scenario.finalView(local), Scenario.finalView(remote));
-    scenario.assertExpected(remote);
-    assertEquals(
-        scenario.generator().badLines(),
-        cli("show", "dead-letters", "--warehouse=" + remote).lines().count());
-    assertEquals(
-        DeltaLakeTables.readRows(local, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
-
-    String copy = tmp.getRoot().toPath().resolve("copy-of-hdfs").toString();
-    fs().copyToLocalFile(false, new org.apache.hadoop.fs.Path(remote),
-        new org.apache.hadoop.fs.Path(copy), true);
-    for (String table : List.of("deltas", "dead-letters", "late-events")) {
-      assertEquals(
-          table,
-          cli("show", table, "--warehouse=" + copy),
-          cli("show", table, "--warehouse=" + remote));
-    }
+    String copy =
+        assertReadsBackAsLocal(scenario, local, remote, fs(), tmp.newFolder("hdfs-copy").toPath());
     String mismatch = scenario.generator().mismatchPaths().keySet().iterator().next();
-    String explained = cli("explain", "--naturalId=" + mismatch, "--warehouse=" + remote);
-    assertThat(explained, containsString("SOURCE event"));
-    assertThat(explained, containsString("TARGET event"));
-    assertEquals(
-        cli("explain", "--naturalId=" + mismatch, "--warehouse=" + copy).replace(copy, "WH"),
-        explained.replace(remote, "WH"));
-    Path copyPage = tmp.getRoot().toPath().resolve("copy.html");
-    Path remotePage = tmp.getRoot().toPath().resolve("remote.html");
-    cli("report", "--warehouse=" + copy, "--out=" + copyPage);
-    cli("report", "--warehouse=" + remote, "--out=" + remotePage);
-    assertEquals(page(copyPage, copy), page(remotePage, remote));
 
     // A mistyped location fails as a local one does, instead of showing empty tables.
     String nowhere = hdfs.uri() + "/warehouses/nothing-here";

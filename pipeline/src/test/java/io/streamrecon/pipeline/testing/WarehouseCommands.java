@@ -1,8 +1,14 @@
 package io.streamrecon.pipeline.testing;
 
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+
 import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import org.apache.hadoop.fs.FileSystem;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -44,6 +50,48 @@ public final class WarehouseCommands {
             || l.startsWith("raw events") || l.startsWith("counts add up: input"))
         .map(l -> l.replaceAll(";.*", ""))
         .toList();
+  }
+
+  /**
+   * What a run of {@code scenario} into the remote warehouse must show as one into the local: the
+   * same final verdicts, dead letters and stored raw events, and {@code show}, {@code explain} and
+   * {@code report} printing the same as on a local copy of the remote warehouse (made through
+   * {@code remoteFs} into {@code scratch}). Returns the copy's path.
+   */
+  public static String assertReadsBackAsLocal(
+      Scenario scenario, String local, String remote, FileSystem remoteFs, Path scratch)
+      throws IOException {
+    assertEquals(Scenario.finalView(local), Scenario.finalView(remote));
+    scenario.assertExpected(remote);
+    assertEquals(
+        scenario.generator().badLines(),
+        cli("show", "dead-letters", "--warehouse=" + remote).lines().count());
+    assertEquals(
+        DeltaLakeTables.readRows(local, DeltaLakeIO.RAW_EVENTS).size(),
+        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+
+    String copy = scratch.resolve("copy-of-remote").toString();
+    remoteFs.copyToLocalFile(false, new org.apache.hadoop.fs.Path(remote),
+        new org.apache.hadoop.fs.Path(copy), true);
+    for (String table : List.of("deltas", "dead-letters", "late-events")) {
+      assertEquals(
+          table,
+          cli("show", table, "--warehouse=" + copy),
+          cli("show", table, "--warehouse=" + remote));
+    }
+    String mismatch = scenario.generator().mismatchPaths().keySet().iterator().next();
+    String explained = cli("explain", "--naturalId=" + mismatch, "--warehouse=" + remote);
+    assertThat(explained, containsString("SOURCE event"));
+    assertThat(explained, containsString("TARGET event"));
+    assertEquals(
+        cli("explain", "--naturalId=" + mismatch, "--warehouse=" + copy).replace(copy, "WH"),
+        explained.replace(remote, "WH"));
+    Path copyPage = scratch.resolve("copy.html");
+    Path remotePage = scratch.resolve("remote.html");
+    cli("report", "--warehouse=" + copy, "--out=" + copyPage);
+    cli("report", "--warehouse=" + remote, "--out=" + remotePage);
+    assertEquals(page(copyPage, copy), page(remotePage, remote));
+    return copy;
   }
 
   /** A report page without its location and the time it was made. */

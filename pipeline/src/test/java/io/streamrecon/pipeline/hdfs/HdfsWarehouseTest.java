@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.hdfs;
 
+import static io.streamrecon.pipeline.testing.WarehouseCommands.assertCompactAndVacuumKeepRows;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.assertReadsBackAsLocal;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.cli;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.storedCounts;
@@ -99,15 +100,7 @@ public class HdfsWarehouseTest {
 
     // Maintenance on HDFS: compaction rewrites files there, vacuum walks the tables (nothing is
     // old enough to delete yet); every row stays readable.
-    String deltasBefore = cli("show", "deltas", "--warehouse=" + remote);
-    assertThat(cli("compact", "--warehouse=" + remote), containsString("deltas"));
-    cli("vacuum", "--warehouse=" + remote, "--retain=1h", "--retainRawEvents=3650d");
-    assertEquals(
-        deltasBefore.lines().sorted().toList(),
-        cli("show", "deltas", "--warehouse=" + remote).lines().sorted().toList());
-    assertEquals(
-        DeltaLakeTables.readRows(copy, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+    assertCompactAndVacuumKeepRows(remote, copy);
   }
 
   private static String run(Scenario scenario, String warehouse) {

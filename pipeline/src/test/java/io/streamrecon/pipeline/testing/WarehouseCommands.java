@@ -94,6 +94,22 @@ public final class WarehouseCommands {
     return copy;
   }
 
+  /**
+   * Compaction and vacuum on the remote warehouse (nothing old enough to delete yet) keep every
+   * row readable: {@code deltas} as before, {@code raw_events} as many rows as the local copy.
+   */
+  public static void assertCompactAndVacuumKeepRows(String remote, String copy) {
+    String deltasBefore = cli("show", "deltas", "--warehouse=" + remote);
+    assertThat(cli("compact", "--warehouse=" + remote), containsString("deltas"));
+    cli("vacuum", "--warehouse=" + remote, "--retain=1h", "--retainRawEvents=3650d");
+    assertEquals(
+        deltasBefore.lines().sorted().toList(),
+        cli("show", "deltas", "--warehouse=" + remote).lines().sorted().toList());
+    assertEquals(
+        DeltaLakeTables.readRows(copy, DeltaLakeIO.RAW_EVENTS).size(),
+        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+  }
+
   /** A report page without its location and the time it was made. */
   public static String page(Path file, String warehouse) throws IOException {
     return Files.readString(file)

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.s3;
 
+import static io.streamrecon.pipeline.testing.WarehouseCommands.assertCompactAndVacuumKeepRows;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.assertReadsBackAsLocal;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.cli;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.storedCounts;
@@ -12,7 +13,6 @@ import static org.junit.Assert.assertTrue;
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.delta.storage.S3SingleDriverLogStore;
 import io.streamrecon.deltalake.DeltaLakeIO;
-import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.CrashHarness;
@@ -130,15 +130,7 @@ public class S3WarehouseTest {
 
     // Maintenance on S3, from this JVM after the run's ended (one writer at a time): compaction
     // rewrites files there, vacuum walks the tables; every row stays readable.
-    String deltasBefore = cli("show", "deltas", "--warehouse=" + remote);
-    assertThat(cli("compact", "--warehouse=" + remote), containsString("deltas"));
-    cli("vacuum", "--warehouse=" + remote, "--retain=1h", "--retainRawEvents=3650d");
-    assertEquals(
-        deltasBefore.lines().sorted().toList(),
-        cli("show", "deltas", "--warehouse=" + remote).lines().sorted().toList());
-    assertEquals(
-        DeltaLakeTables.readRows(copy, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+    assertCompactAndVacuumKeepRows(remote, copy);
   }
 
   /**

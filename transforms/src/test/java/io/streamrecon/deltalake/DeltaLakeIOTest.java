@@ -747,8 +747,12 @@ public class DeltaLakeIOTest {
     IllegalArgumentException interval =
         assertThrows(
             IllegalArgumentException.class,
-            () -> DeltaLakeIO.writeRawEvents().withCommitInterval(Duration.ZERO));
-    assertThat(interval.getMessage(), containsString("commitInterval must be between 1 ms and"));
+            () -> DeltaLakeIO.writeRawEvents().withCommitInterval(Duration.millis(-1)));
+    assertThat(
+        interval.getMessage(),
+        containsString("commitInterval must be between 0 (COMMIT_EACH_MICRO_BATCH) and"));
+    // Zero is a commit at every trigger evaluation, for runners that evaluate once per batch.
+    DeltaLakeIO.writeRawEvents().withCommitInterval(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH);
     assertThrows(
         IllegalArgumentException.class,
         () -> DeltaLakeIO.writeDeltas().withCommitInterval(Duration.standardHours(2)));

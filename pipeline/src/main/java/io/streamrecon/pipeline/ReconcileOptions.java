@@ -119,7 +119,8 @@ public interface ReconcileOptions extends StreamingOptions {
 
   @Description(
       "Delta Lake commit interval in streaming mode; on Spark streaming, unless given, one commit"
-          + " per micro-batch")
+          + " per micro-batch (raw_events there always commits per micro-batch with event-time"
+          + " expiry)")
   @Default.String("5s")
   String getCommitInterval();
 

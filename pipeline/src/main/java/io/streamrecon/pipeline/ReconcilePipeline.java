@@ -211,13 +211,17 @@ public final class ReconcilePipeline {
       DeltaLakeIO.WriteRawEvents w, ReconcileSettings s, WriterIdentity writer) {
     return w.withWarehouse(s.warehouse())
         .withRunId(s.runId())
-        .withCommitInterval(s.commitInterval())
+        .withCommitInterval(s.rawCommitInterval())
         .withWriterId(writer.writerId())
         .withStableInput(writer.stableInput())
         .withAutoCompact(s.autoCompactFiles());
   }
 
-  /** As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}. */
+  /**
+   * As {@link #writerSettings(DeltaLakeIO.WriteRawEvents, ReconcileSettings, WriterIdentity)}, with
+   * {@link ReconcileSettings#commitInterval} (raw_events has its own, {@link
+   * ReconcileSettings#rawCommitInterval}).
+   */
   public static <T> DeltaLakeIO.Write<T> writerSettings(
       DeltaLakeIO.Write<T> w, ReconcileSettings s, WriterIdentity writer) {
     return w.withWarehouse(s.warehouse())

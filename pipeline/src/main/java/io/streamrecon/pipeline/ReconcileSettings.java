@@ -25,6 +25,9 @@ import org.joda.time.Duration;
  * @param pairingBuckets the pairing's bucket count, see {@code PairEvents#withBuckets}
  * @param rules the comparison rules of {@code --rules}, {@link ComparisonRules#none()} without;
  *     {@code --ignoreFields} are kept apart in {@code ignoreFields}
+ * @param commitInterval how often the writers of deltas, late events and dead letters commit
+ * @param rawCommitInterval how often the raw_events writer commits, see {@link
+ *     #rawCommitInterval(ReconcileOptions, PairEvents.Expiry, Duration)}
  * @param autoCompactFiles the small-file threshold of {@code --autoCompact}, 0 when it is off
  */
 public record ReconcileSettings(
@@ -42,6 +45,7 @@ public record ReconcileSettings(
     boolean emitMatches,
     String runId,
     Duration commitInterval,
+    Duration rawCommitInterval,
     Map<String, String> kafkaProperties,
     Duration kafkaMaxOutOfOrderness,
     Duration kafkaIdleAfter,
@@ -141,6 +145,7 @@ public record ReconcileSettings(
               + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
     }
     Duration commit = commitInterval(o);
+    Duration rawCommit = rawCommitInterval(o, expiry, commit);
     Map<String, String> kafka =
         KafkaProperties.merge(o.getKafkaPropertiesFile(), o.getKafkaProperties());
     Duration outOfOrder =
@@ -212,6 +217,7 @@ public record ReconcileSettings(
         o.getEmitMatches(),
         runId,
         commit,
+        rawCommit,
         kafka,
         outOfOrder,
         idleAfter,
@@ -257,6 +263,27 @@ public record ReconcileSettings(
     }
     return DurationParser.parseAtLeast(
         "commitInterval", o.getCommitInterval(), Duration.millis(100));
+  }
+
+  /**
+   * The raw_events writer's commit interval: {@code commitInterval}, except with event-time expiry
+   * on Spark streaming, where it commits every micro-batch whatever {@code --commitInterval} says.
+   * There the pairing judges lateness and expiry by the sources' watermark as of the last
+   * completed micro-batch, and it receives an event only once raw_events has committed it (the
+   * event's pointer names the commit). A commit held for a later batch hands the pairing events
+   * whose own micro-batch has already moved that watermark: after a restart with a backlog one
+   * batch reads tens of seconds of data at once, and its events came to the pairing late by that
+   * much. Committed in the batch that read them, an event meets the watermark of the batches
+   * before its own, which its partition's watermark cannot have passed. (On Flink and the
+   * DirectRunner the commit step holds the watermark back until it has emitted, so any interval
+   * is safe there.)
+   */
+  static Duration rawCommitInterval(
+      ReconcileOptions o, PairEvents.Expiry expiry, Duration commitInterval) {
+    if (isSparkStreaming(o) && expiry == PairEvents.Expiry.EVENT_TIME) {
+      return DeltaLakeIO.COMMIT_EACH_MICRO_BATCH;
+    }
+    return commitInterval;
   }
 
   /**

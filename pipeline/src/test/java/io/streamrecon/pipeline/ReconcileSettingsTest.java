@@ -154,6 +154,37 @@ public class ReconcileSettingsTest {
   }
 
   @Test
+  public void rawEventsCommitEachMicroBatchOnSparkStreamingWithEventTimeExpiry() {
+    ReconcileOptions spark =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a",
+                "--target=kafka://localhost:9092/b",
+                "--commitInterval=2s")
+            .as(ReconcileOptions.class);
+    spark.setRunner(FakeSparkRunner.class);
+    ReconcileSettings s = ReconcileSettings.from(spark);
+    assertEquals(Duration.standardSeconds(2), s.commitInterval());
+    assertEquals(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH, s.rawCommitInterval());
+
+    spark.setExpiry("processing");
+    assertEquals(
+        "wall-clock expiry reads no watermark: the given interval stands",
+        Duration.standardSeconds(2),
+        ReconcileSettings.from(spark).rawCommitInterval());
+
+    ReconcileOptions direct =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://localhost:9092/a",
+                "--target=kafka://localhost:9092/b",
+                "--commitInterval=2s")
+            .as(ReconcileOptions.class);
+    assertEquals(
+        "a runner whose commit step holds the watermark keeps the given interval",
+        Duration.standardSeconds(2),
+        ReconcileSettings.from(direct).rawCommitInterval());
+  }
+
+  @Test
   public void kafkaPropertiesFileIsOverriddenInline() throws Exception {
     File f = tmp.newFile("consumer.properties");
     Files.writeString(

@@ -16,6 +16,7 @@ import io.streamrecon.pipeline.io.KafkaProperties;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -115,10 +116,7 @@ public class ReconcileSettingsTest {
 
   @Test
   public void sparkStreamingExpiresOnEventTimeUnlessProcessingIsAsked() {
-    ReconcileOptions o =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
-            .as(ReconcileOptions.class);
+    ReconcileOptions o = kafkaRun();
     o.setRunner(FakeSparkRunner.class);
     assertTrue(ReconcileSettings.isSparkStreaming(o));
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
@@ -132,18 +130,10 @@ public class ReconcileSettingsTest {
 
   @Test
   public void sparkStreamingCommitsEachMicroBatchUnlessAnIntervalIsGiven() {
-    ReconcileOptions o =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
-            .as(ReconcileOptions.class);
+    ReconcileOptions o = kafkaRun();
     o.setRunner(FakeSparkRunner.class);
     assertEquals(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH, ReconcileSettings.from(o).commitInterval());
-    ReconcileOptions given =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a",
-                "--target=kafka://localhost:9092/b",
-                "--commitInterval=2s")
-            .as(ReconcileOptions.class);
+    ReconcileOptions given = kafkaRun("--commitInterval=2s");
     given.setRunner(FakeSparkRunner.class);
     assertEquals(Duration.standardSeconds(2), ReconcileSettings.from(given).commitInterval());
     o.setKafkaMaxRecords(10);
@@ -155,12 +145,7 @@ public class ReconcileSettingsTest {
 
   @Test
   public void rawEventsCommitEachMicroBatchOnSparkStreamingWithEventTimeExpiry() {
-    ReconcileOptions spark =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a",
-                "--target=kafka://localhost:9092/b",
-                "--commitInterval=2s")
-            .as(ReconcileOptions.class);
+    ReconcileOptions spark = kafkaRun("--commitInterval=2s");
     spark.setRunner(FakeSparkRunner.class);
     ReconcileSettings s = ReconcileSettings.from(spark);
     assertEquals(Duration.standardSeconds(2), s.commitInterval());
@@ -172,12 +157,7 @@ public class ReconcileSettingsTest {
         Duration.standardSeconds(2),
         ReconcileSettings.from(spark).rawCommitInterval());
 
-    ReconcileOptions direct =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a",
-                "--target=kafka://localhost:9092/b",
-                "--commitInterval=2s")
-            .as(ReconcileOptions.class);
+    ReconcileOptions direct = kafkaRun("--commitInterval=2s");
     assertEquals(
         "a runner whose commit step holds the watermark keeps the given interval",
         Duration.standardSeconds(2),
@@ -263,20 +243,21 @@ public class ReconcileSettingsTest {
 
   @Test
   public void pairingBucketsDefaultTo4096OnSparkStreaming() {
-    ReconcileOptions o =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b")
-            .as(ReconcileOptions.class);
+    ReconcileOptions o = kafkaRun();
     o.setRunner(FakeSparkRunner.class);
     assertEquals(4096, ReconcileSettings.from(o).pairingBuckets());
-    ReconcileOptions given =
-        PipelineOptionsFactory.fromArgs(
-                "--source=kafka://localhost:9092/a",
-                "--target=kafka://localhost:9092/b",
-                "--pairingBuckets=1024")
-            .as(ReconcileOptions.class);
+    ReconcileOptions given = kafkaRun("--pairingBuckets=1024");
     given.setRunner(FakeSparkRunner.class);
     assertEquals(1024, ReconcileSettings.from(given).pairingBuckets());
+  }
+
+  /** Options of an unbounded run from two Kafka topics, plus {@code extra}. */
+  private static ReconcileOptions kafkaRun(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b"));
+    args.addAll(List.of(extra));
+    return PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).as(ReconcileOptions.class);
   }
 
   private static void assertError(String expected, String... args) {

@@ -271,12 +271,11 @@ public record ReconcileSettings(
    * There the pairing judges lateness and expiry by the sources' watermark as of the last
    * completed micro-batch, and it receives an event only once raw_events has committed it (the
    * event's pointer names the commit). A commit held for a later batch hands the pairing events
-   * whose own micro-batch has already moved that watermark: after a restart with a backlog one
-   * batch reads tens of seconds of data at once, and its events came to the pairing late by that
-   * much. Committed in the batch that read them, an event meets the watermark of the batches
-   * before its own, which its partition's watermark cannot have passed. (On Flink and the
-   * DirectRunner the commit step holds the watermark back until it has emitted, so any interval
-   * is safe there.)
+   * whose own micro-batch has already moved that watermark, and after a restart with a backlog
+   * one batch can move it past all of them. Committed in the batch that read them, an event meets
+   * the watermark of the batches before its own, which its partition's watermark cannot have
+   * passed. (On Flink and the DirectRunner the commit step holds the watermark back until it has
+   * emitted, so any interval is safe there.)
    */
   static Duration rawCommitInterval(
       ReconcileOptions o, PairEvents.Expiry expiry, Duration commitInterval) {

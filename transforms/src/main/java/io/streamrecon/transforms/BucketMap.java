@@ -1,9 +1,7 @@
 package io.streamrecon.transforms;
 
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.MapCoder;
 import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
@@ -23,9 +21,8 @@ import org.apache.beam.sdk.state.ValueState;
  *       itself one coded value that every {@code get}, {@code put} and {@code remove} decodes
  *       whole and every {@code put} and {@code remove} re-encodes (Beam's classic SparkRunner in
  *       streaming mode): there a call that reads an entry, replaces it and moves its index entry
- *       coded its bucket's map five to seven times, and now codes each map at most twice. {@link
- *       #loadedSpec} codes the map with the {@link MapCoder} that runner gives a {@code MapState},
- *       so the state's bytes, and the sizes measured for it, are those of the map state.
+ *       would code its bucket's map five to seven times. {@link #loadedSpec} codes the map with a
+ *       {@link WholeMapCoder}, so that a call codes only the entries it changed.
  * </ul>
  */
 interface BucketMap<K, V> {
@@ -52,10 +49,10 @@ interface BucketMap<K, V> {
     return new Loaded<>(state);
   }
 
-  /** The spec of a {@link #loaded} map, stored as a map state of the same coders would be. */
+  /** The spec of a {@link #loaded} map. */
   static <K, V> StateSpec<ValueState<Map<K, V>>> loadedSpec(
       Coder<K> keyCoder, Coder<V> valueCoder) {
-    return StateSpecs.value(MapCoder.of(keyCoder, valueCoder));
+    return StateSpecs.value(WholeMapCoder.of(keyCoder, valueCoder));
   }
 
   /** Per-key runner state: every method goes straight to it. */
@@ -91,8 +88,9 @@ interface BucketMap<K, V> {
   }
 
   /**
-   * The whole map, decoded on first access and written back once if changed; an emptied map
-   * clears its state rather than storing an empty map.
+   * The whole map, read on first access and written back once if changed; an emptied map clears
+   * its state rather than storing an empty map. After {@link #flush} the next access reads the
+   * state again, as the map written may be kept by its coder and must not change.
    */
   final class Loaded<K, V> implements BucketMap<K, V> {
     private final ValueState<Map<K, V>> state;
@@ -106,9 +104,12 @@ interface BucketMap<K, V> {
     private Map<K, V> map() {
       if (map == null) {
         Map<K, V> stored = state.read();
-        // Always a copy: a runner may hand out the object it stores (and snapshot it), and
-        // MapCoder decodes an empty map as the immutable Collections.emptyMap().
-        map = stored == null ? new HashMap<>() : new HashMap<>(stored);
+        // Always a copy: a runner may hand out the object it stores (and snapshot it), and a
+        // decoded WholeMapCoder map is frozen; the copy keeps its entries' coded bytes.
+        map =
+            stored == null
+                ? WholeMapCoder.CodedMap.<K, V>empty()
+                : WholeMapCoder.CodedMap.copyOf(stored);
       }
       return map;
     }
@@ -133,7 +134,7 @@ interface BucketMap<K, V> {
 
     @Override
     public void clear() {
-      map = new HashMap<>();
+      map = WholeMapCoder.CodedMap.empty();
       changed = true;
     }
 
@@ -147,6 +148,7 @@ interface BucketMap<K, V> {
       } else {
         state.write(map);
       }
+      map = null;
       changed = false;
     }
   }

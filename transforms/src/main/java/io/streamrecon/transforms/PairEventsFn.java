@@ -725,7 +725,8 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * cleared with the rest of the bucket's state when its last entry expires; an empty bucket keeps
    * no state and no timer. The entries and the index are each held as one value ({@link
    * BucketMap#loaded}) and written once per call, because that runner's map state codes the whole
-   * map on every access; the bytes stored are those of a map state of the same coders.
+   * map on every access; their coder ({@link WholeMapCoder}) keeps each entry's bytes and the
+   * last map a bucket wrote, so that a call codes only the entries it changed.
    *
    * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every
    * firing while the bucket holds entries. A firing for another time than the tick's target is
@@ -745,7 +746,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     static final Duration TICK = Duration.millis(1);
 
     // Held whole (BucketMap.loaded): the runner this variant is for codes a map state whole on
-    // every access. Same ids and coders as the map states of the other variants.
+    // every access. Same ids and entry coders as the map states of the other variants.
     @StateId(ENTRIES_STATE)
     private final StateSpec<ValueState<Map<String, PairingEntry>>> entriesSpec =
         BucketMap.loadedSpec(StringUtf8Coder.of(), PairingEntryCoder.of());

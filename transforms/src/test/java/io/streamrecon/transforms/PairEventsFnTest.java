@@ -23,7 +23,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.beam.sdk.coders.Coder;
-import org.apache.beam.sdk.coders.MapCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.MapState;
@@ -424,11 +423,11 @@ public class PairEventsFnTest {
         new EncodedMap<>(StringUtf8Coder.of(), PairingEntryCoder.of());
     final EncodedMap<Long, ExpirySlot> slots =
         new EncodedMap<>(VarLongCoder.of(), ExpirySlotCoder.of());
-    // The polled variant holds each map whole, coded as Spark codes a map state.
+    // The polled variant holds each map whole, with the coder it has on Spark streaming.
     final EncodedValue<Map<String, PairingEntry>> wholeEntries =
-        new EncodedValue<>(MapCoder.of(StringUtf8Coder.of(), PairingEntryCoder.of()));
+        new EncodedValue<>(WholeMapCoder.of(StringUtf8Coder.of(), PairingEntryCoder.of()));
     final EncodedValue<Map<Long, ExpirySlot>> wholeSlots =
-        new EncodedValue<>(MapCoder.of(VarLongCoder.of(), ExpirySlotCoder.of()));
+        new EncodedValue<>(WholeMapCoder.of(VarLongCoder.of(), ExpirySlotCoder.of()));
     final EncodedValue<BucketClock> clock = new EncodedValue<>(BucketClock.Coder.of());
     final EncodedValue<WatermarkTick> tick = new EncodedValue<>(WatermarkTick.Coder.of());
     final FakeTimer timer = new FakeTimer();

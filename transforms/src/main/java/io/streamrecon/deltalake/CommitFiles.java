@@ -73,9 +73,9 @@ final class CommitFiles {
 
   /**
    * The bounded auto-compaction step after a commit ({@code withAutoCompact}). It runs here, in the
-   * table's single committer and on its log, rather than on a thread of its own: one committer
-   * per table means no two auto-compactions of a pipeline race, a step never overlaps the next
-   * commit of the same writer, and nothing outlives a bundle. Its commits are the ones {@code
+   * table's committer, under the lock the commit holds, rather than on a thread of its own: no two
+   * auto-compactions of a table race in one JVM, a step never overlaps the next commit of the same
+   * writer, and nothing outlives a bundle. Its commits are the ones {@code
    * compact} makes (dataChange=false, conflicts re-checked), so a concurrent writer or compaction is
    * safe. A failure is counted and logged, never fails the bundle: the pane is committed already,
    * and the next commit tries again.
@@ -129,8 +129,8 @@ final class CommitFiles {
 
     @Setup
     public void setup() {
-      conf = new Configuration();
-      committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.forName(table));
+      committer = DeltaLakeCommitter.shared(warehouse, TableLayouts.forName(table));
+      conf = committer.conf();
     }
 
     @ProcessElement
@@ -147,6 +147,13 @@ final class CommitFiles {
       if (files.isEmpty()) {
         return;
       }
+      synchronized (committer) {
+        commitLocked(files, pane, out);
+      }
+    }
+
+    private void commitLocked(
+        List<DataFile> files, PaneInfo pane, OutputReceiver<DeltaLakeCommit> out) {
       DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files, table);
       out.output(
           new DeltaLakeCommit(
@@ -188,8 +195,8 @@ final class CommitFiles {
 
     @Setup
     public void setup() {
-      conf = new Configuration();
-      committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+      committer = DeltaLakeCommitter.shared(warehouse, TableLayouts.RAW_EVENTS);
+      conf = committer.conf();
     }
 
     @ProcessElement
@@ -208,6 +215,14 @@ final class CommitFiles {
       if (files.isEmpty()) {
         return;
       }
+      synchronized (committer) {
+        commitLocked(files, pane, out);
+      }
+    }
+
+    private void commitLocked(
+        List<DataFile> files, PaneInfo pane, OutputReceiver<CommittedRows> out)
+        throws IOException {
       DeltaLakeCommitter.Outcome outcome =
           commit(committer, appId, pane, files, DeltaLakeIO.RAW_EVENTS);
       for (DataFile file : outcome.committed()) {

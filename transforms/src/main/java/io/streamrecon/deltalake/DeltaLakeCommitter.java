@@ -98,6 +98,39 @@ final class DeltaLakeCommitter {
   private final Path tableRoot;
   private final Map<String, WriterHistory> histories = new HashMap<>();
 
+  /** Committers shared in this JVM, by warehouse and table, least recently used first. */
+  private static final int SHARED_LIMIT = 64;
+
+  private static final Map<String, DeltaLakeCommitter> SHARED =
+      new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, DeltaLakeCommitter> eldest) {
+          return size() > SHARED_LIMIT;
+        }
+      };
+
+  /**
+   * The committer of {@code layout}'s table under {@code warehouse} for the commit steps of this
+   * JVM. Shared because a runner may set a step's DoFn up again for every bundle (Beam's classic
+   * SparkRunner does for every micro-batch's task), and a new committer reads its writers' recent
+   * commits back from the log and their files ({@link WriterHistory}) before its first commit:
+   * work that a kept committer does once. A step commits holding the committer's lock, so commits
+   * of one table in one JVM never overlap (they would only conflict). At most {@value
+   * #SHARED_LIMIT} are kept; a committer dropped from the pool still works for whoever holds it.
+   */
+  static DeltaLakeCommitter shared(String warehouse, TableLayout<?> layout) {
+    String key = warehouse + '\u0000' + layout.name;
+    synchronized (SHARED) {
+      return SHARED.computeIfAbsent(
+          key, k -> new DeltaLakeCommitter(new Configuration(), warehouse, layout));
+    }
+  }
+
+  /** The Hadoop configuration this committer's engine uses. */
+  Configuration conf() {
+    return conf;
+  }
+
   DeltaLakeCommitter(Configuration conf, String warehouse, TableLayout<?> layout) {
     this.conf = DeltaLakeEngine.withAtomicLocalLogStore(conf);
     this.engine = DeltaLakeEngine.create(this.conf);

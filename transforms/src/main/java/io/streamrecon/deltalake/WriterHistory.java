@@ -100,6 +100,11 @@ final class WriterHistory {
 
   /** Takes in the writer's commits up to {@code readVersion} (the transaction's snapshot). */
   void refresh(long readVersion) {
+    if (initialised && readVersion < scannedUpTo) {
+      // The table is older than what was read of it: deleted and created again under the same
+      // path while this history was kept. Nothing read of the old one holds.
+      forgetAll();
+    }
     if (readVersion < 0 || (initialised && readVersion <= scannedUpTo)) {
       return;
     }
@@ -111,6 +116,17 @@ final class WriterHistory {
     scannedUpTo = Math.max(scannedUpTo, readVersion);
     initialised = true;
     evict(readVersion);
+  }
+
+  private void forgetAll() {
+    commits.clear();
+    knownVersions.clear();
+    verified.clear();
+    index = new LongHashSet();
+    indexedRows = 0;
+    liveRows = 0;
+    scannedUpTo = -1;
+    initialised = false;
   }
 
   /**

@@ -6,6 +6,8 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotSame;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
@@ -92,6 +94,39 @@ public class DeltaLakeCommitterTest {
             StandardCharsets.UTF_8);
     assertThat(log, containsString("\"stats\":\"{\\\"numRecords\\\":"));
     assertThat(log, containsString("\"appId\":\"app\""));
+  }
+
+  @Test
+  public void stepsShareOneCommitterPerTableThatKeepsItsWritersHistory() throws Exception {
+    // A runner may set a commit step up again for every bundle; the history read back by a new
+    // committer is then read once per JVM, not once per bundle.
+    String warehouse = tmp.getRoot().getPath();
+    DeltaLakeCommitter committer = DeltaLakeCommitter.shared(warehouse, TableLayouts.RAW_EVENTS);
+    assertSame(committer, DeltaLakeCommitter.shared(warehouse, TableLayouts.RAW_EVENTS));
+    assertNotSame(committer, DeltaLakeCommitter.shared(warehouse, TableLayouts.DELTAS));
+    assertNotSame(
+        committer, DeltaLakeCommitter.shared(tmp.newFolder().getPath(), TableLayouts.RAW_EVENTS));
+
+    committer.commit("app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0)));
+    assertEquals(
+        Set.of("app"),
+        DeltaLakeCommitter.shared(warehouse, TableLayouts.RAW_EVENTS).writersRemembered());
+  }
+
+  @Test
+  public void aTableCreatedAgainUnderTheSamePathIsNotTakenForTheOldOne() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    List<Event> events = TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0);
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    committer.commit("app", 0, writeFiles(warehouse, events));
+    // A replay: the committer recognises the rows, and keeps the stored file's rows verified.
+    assertEquals(5, committer.commit("app", 0, writeFiles(warehouse, events)).recognised().size());
+
+    org.apache.commons.io.FileUtils.deleteDirectory(tmp.getRoot().toPath().resolve("raw_events").toFile());
+    DeltaLakeCommitter.Outcome again = committer.commit("app", 0, writeFiles(warehouse, events));
+    assertFalse(again.alreadyCommitted());
+    assertEquals(0, again.recognised().size());
+    assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
   }
 
   @Test

@@ -36,9 +36,7 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
 
   @Override
   public void encode(PairingEntry value, OutputStream out) throws IOException {
-    // Built in an unsynchronized buffer and written at once: on Spark streaming every entry of a
-    // bucket is coded into a ByteArrayOutputStream, whose every write takes its lock.
-    EntryBuffer buf = new EntryBuffer();
+    GrowableBytes buf = new GrowableBytes(160);
     buf.write((value.source() == null ? 0 : HAS_SOURCE) | (value.target() == null ? 0 : HAS_TARGET));
     long t0 = value.t0().getMillis();
     writeZigZag(t0, buf);
@@ -50,31 +48,6 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
       encodeEvent(value.target(), t0, buf);
     }
     out.write(buf.bytes, 0, buf.size);
-  }
-
-  /** A growable byte buffer without locks, for one entry. */
-  private static final class EntryBuffer extends OutputStream {
-    private byte[] bytes = new byte[160];
-    private int size;
-
-    private void ensure(int more) {
-      if (size + more > bytes.length) {
-        bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
-      }
-    }
-
-    @Override
-    public void write(int b) {
-      ensure(1);
-      bytes[size++] = (byte) b;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      ensure(len);
-      System.arraycopy(b, off, bytes, size, len);
-      size += len;
-    }
   }
 
   @Override

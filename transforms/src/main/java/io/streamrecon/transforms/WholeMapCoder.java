@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.security.SecureRandom;
 import java.util.AbstractMap;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -25,9 +24,9 @@ import org.apache.beam.sdk.util.VarInt;
  * follow what the call changed rather than the bucket's size:
  *
  * <ul>
- *   <li><b>Entries keep their bytes.</b> A decoded map ({@link CodedMap}) holds each entry's coded
- *       key and value beside the objects; encoding copies those bytes and codes only the entries
- *       put since.
+ *   <li><b>Entries keep their bytes.</b> A decoded map ({@link CodedMap}) keeps each entry's
+ *       range in the bytes it came from and decodes a value only when it is read; encoding copies
+ *       those ranges and codes only the entries put since.
  *   <li><b>A decoded map is reused.</b> Every encoding starts with a stamp unique in this JVM and
  *       over JVMs (a random per-JVM prefix and a counter), and the map it coded is kept, frozen,
  *       under that stamp. Decoding bytes whose stamp is kept returns the kept map without reading
@@ -42,7 +41,8 @@ import org.apache.beam.sdk.util.VarInt;
  * was loaded from.
  *
  * <p>Layout: the stamp (two longs), the entry count and the entries' byte length as varints,
- * then per entry its key and value, each coded nested by its coder.
+ * then per entry its key coded nested by its coder, the value's length as a varint and the value
+ * coded by its coder (the length lets a full decode skip values until they are read).
  */
 final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
   private static final long serialVersionUID = 1L;
@@ -417,8 +417,8 @@ final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
     @SuppressWarnings("unchecked")
     private int encodeInto(long jvm, long stampOfThis, Coder<K> keyCoder, Coder<V> coder)
         throws IOException {
-      Bytes fresh = null;
-      Bytes value = null;
+      GrowableBytes fresh = null;
+      GrowableBytes value = null;
       long total = 0;
       for (int i = 0; i < keys.length; i++) {
         if (keys[i] == null) {
@@ -426,8 +426,8 @@ final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
         }
         if (start[i] == NOT_CODED) {
           if (fresh == null) {
-            fresh = new Bytes(256);
-            value = new Bytes(160);
+            fresh = new GrowableBytes(256);
+            value = new GrowableBytes(160);
           }
           int from = fresh.size;
           keyCoder.encode((K) keys[i], fresh);
@@ -448,7 +448,7 @@ final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
       if (total > Integer.MAX_VALUE - 64) {
         throw new CoderException("a whole map over 2 GiB cannot be coded: " + total + " bytes");
       }
-      Bytes out = new Bytes(16 + 10 + (int) total);
+      GrowableBytes out = new GrowableBytes(16 + 10 + (int) total);
       out.writeLong(jvm);
       out.writeLong(stampOfThis);
       VarInt.encode(size, out);
@@ -516,42 +516,6 @@ final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
 
     synchronized int count() {
       return byStamp.size();
-    }
-  }
-
-  /** A growable byte buffer without locks. */
-  private static final class Bytes extends OutputStream {
-    private byte[] bytes;
-    private int size;
-
-    Bytes(int capacity) {
-      bytes = new byte[capacity];
-    }
-
-    private void ensure(int more) {
-      if (size + more > bytes.length) {
-        bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + more));
-      }
-    }
-
-    @Override
-    public void write(int b) {
-      ensure(1);
-      bytes[size++] = (byte) b;
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      ensure(len);
-      System.arraycopy(b, off, bytes, size, len);
-      size += len;
-    }
-
-    void writeLong(long v) {
-      ensure(8);
-      for (int shift = 56; shift >= 0; shift -= 8) {
-        bytes[size++] = (byte) (v >>> shift);
-      }
     }
   }
 

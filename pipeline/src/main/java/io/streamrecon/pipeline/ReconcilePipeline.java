@@ -74,12 +74,16 @@ public final class ReconcilePipeline {
             .withMaxEventBytes(s.maxEventBytes());
     PCollection<DeadLetter> deadLetters;
     PCollection<EventRef> stored;
-    if (merged.isBounded() == PCollection.IsBounded.BOUNDED) {
+    ReconcileOptions options = pipeline.getOptions().as(ReconcileOptions.class);
+    if (merged.isBounded() == PCollection.IsBounded.BOUNDED
+        || ReconcileSettings.isSparkStreaming(options)) {
       // One collection of parse outcomes, consumed once by the writer, which passes the dead
       // letters on. With ParseEvents' two outputs the classic SparkRunner persists the parsed
-      // events, payloads and all, to read each output back: the largest cost of a batch run.
-      // Streaming keeps the two outputs: its graph, and with it the names its restored jobs'
-      // commits carry, stays.
+      // events, payloads and all, to read each output back: in batch the largest cost of a run,
+      // in streaming a Java serialization and a decoding per output of every event of every
+      // micro-batch. Other streaming runners keep the two outputs: their graph, and with it the
+      // names their restored jobs' commits carry, stays. (A Spark streaming job restores the
+      // graph it was started with from its checkpoint.)
       PCollectionTuple written =
           merged
               .apply("ParseEvents", parse.outcomes())

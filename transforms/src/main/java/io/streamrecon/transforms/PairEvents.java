@@ -8,8 +8,10 @@ import io.streamrecon.model.ModelCoders.LateEventCoder;
 import io.streamrecon.model.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Verdict;
 import java.io.Serializable;
+import java.util.List;
 import java.util.Objects;
 import org.apache.beam.sdk.coders.KvCoder;
+import org.apache.beam.sdk.coders.ListCoder;
 import org.apache.beam.sdk.coders.VarIntCoder;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
@@ -20,6 +22,7 @@ import org.apache.beam.sdk.transforms.windowing.WindowFn;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.apache.beam.sdk.values.TupleTagList;
 import org.apache.beam.sdk.values.TypeDescriptor;
@@ -374,20 +377,6 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     PairingRules rules = new PairingRules(getTimeout());
     boolean bounded = input.isBounded() == PCollection.IsBounded.BOUNDED;
     boolean polled = getExpiry() == Expiry.EVENT_TIME && !bounded && getWatermarkSource() != null;
-    PairEventsFn fn =
-        switch (getExpiry()) {
-          case EVENT_TIME ->
-              bounded
-                  ? new PairEventsFn.SortedBoundedExpiry(rules, getPlainMatches())
-                  : polled
-                      ? new PairEventsFn.PolledWatermarkExpiry(
-                          rules, getAllowedLateness(), getWatermarkSource(), getPlainMatches())
-                      : new PairEventsFn.EventTimeExpiry(
-                          rules, getAllowedLateness(), getPlainMatches());
-          case PROCESSING_TIME ->
-              new PairEventsFn.ProcessingTimeExpiry(rules, getProcessingGrace(), getPlainMatches());
-        };
-
     int buckets = getBuckets();
     PCollection<KV<Integer, EventRef>> keyed =
         input
@@ -399,14 +388,39 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
                     .via((EventRef event) -> KV.of(bucketOf(event.naturalId(), buckets), event)))
             .setCoder(KvCoder.of(VarIntCoder.of(), EventRefCoder.of()));
     WindowingStrategy<?, ?> inputStrategy = keyed.getWindowingStrategy();
-    if (polled) {
-      keyed.setWindowingStrategyInternal(inputStrategy.withAllowedLateness(NO_TIMER_SWEEP));
-    }
+    TupleTagList others = TupleTagList.of(VERDICTS).and(LATE);
 
-    PCollectionTuple outputs =
-        keyed.apply(
-            "PairInBuckets",
-            ParDo.of(fn).withOutputTags(MISMATCHES, TupleTagList.of(VERDICTS).and(LATE)));
+    PCollectionTuple outputs;
+    if (polled) {
+      PCollection<KV<Integer, List<TimestampedValue<EventRef>>>> gathered =
+          keyed
+              .apply("GatherBuckets", ParDo.of(new GatherBucketsFn(MAX_GATHERED)))
+              .setCoder(
+                  KvCoder.of(
+                      VarIntCoder.of(),
+                      ListCoder.of(TimestampedValue.TimestampedValueCoder.of(EventRefCoder.of()))));
+      gathered.setWindowingStrategyInternal(inputStrategy.withAllowedLateness(NO_TIMER_SWEEP));
+      outputs =
+          gathered.apply(
+              "PairInBuckets",
+              ParDo.of(
+                      new PairEventsFn.PolledWatermarkExpiry(
+                          rules, getAllowedLateness(), getWatermarkSource(), getPlainMatches()))
+                  .withOutputTags(MISMATCHES, others));
+    } else {
+      PairEventsFn<EventRef> fn =
+          switch (getExpiry()) {
+            case EVENT_TIME ->
+                bounded
+                    ? new PairEventsFn.SortedBoundedExpiry(rules, getPlainMatches())
+                    : new PairEventsFn.EventTimeExpiry(
+                        rules, getAllowedLateness(), getPlainMatches());
+            case PROCESSING_TIME ->
+                new PairEventsFn.ProcessingTimeExpiry(
+                    rules, getProcessingGrace(), getPlainMatches());
+          };
+      outputs = keyed.apply("PairInBuckets", ParDo.of(fn).withOutputTags(MISMATCHES, others));
+    }
     outputs.get(MISMATCHES).setCoder(VerdictCoder.of());
     outputs.get(VERDICTS).setCoder(VerdictCoder.of());
     outputs.get(LATE).setCoder(LateEventCoder.of());
@@ -418,6 +432,12 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return outputs;
   }
+
+  /**
+   * The most events {@link GatherBucketsFn} holds before it emits what it gathered: bounds its
+   * memory in a large micro-batch (a backlog after a restart) to some tens of megabytes.
+   */
+  static final int MAX_GATHERED = 100_000;
 
   /**
    * The allowed lateness the polled pairing's input carries (its outputs get the input's back; no

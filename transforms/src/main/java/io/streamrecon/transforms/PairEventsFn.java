@@ -5,6 +5,7 @@ import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Verdict;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -89,7 +90,7 @@ import org.joda.time.Instant;
  * firing's hold as the lower bound. A verdict from {@code @OnTimer} carries {@code max(its t0 +
  * timeout, the firing's hold)}: never behind the output watermark, which the hold kept back.
  */
-abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
+abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
   private static final long serialVersionUID = 1L;
 
   static final String ENTRIES_STATE = "entries";
@@ -192,6 +193,20 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       Instant watermark,
       Bucket bucket,
       MultiOutputReceiver out) {
+    pair(event, elementTimestamp, watermark, bucket, out, null);
+  }
+
+  /**
+   * As {@link #pair(EventRef, Instant, Instant, Bucket, MultiOutputReceiver)}, its verdicts output
+   * at {@code outputTimestamp} (the element's when null).
+   */
+  final void pair(
+      EventRef event,
+      Instant elementTimestamp,
+      Instant watermark,
+      Bucket bucket,
+      MultiOutputReceiver out,
+      Instant outputTimestamp) {
     String naturalId = event.naturalId();
     PairingEntry entry = read(bucket.entries(), naturalId);
     PairingRules.Step step;
@@ -200,7 +215,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
     } else {
       step = rules.onEvent(naturalId, entry, event);
     }
-    emit(step, out, null);
+    emit(step, out, outputTimestamp);
     PairingEntry next = step.entry();
     Instant due = dueAfterEvent(next, bucket.expiry());
     if (!due.equals(next.timerTarget())) {
@@ -432,7 +447,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * beam-runners-core-java-2.70.0), and the Direct, Spark and Flink runners all run DoFns through
    * {@code SimpleDoFnRunner}.
    */
-  static final class EventTimeExpiry extends PairEventsFn {
+  static final class EventTimeExpiry extends PairEventsFn<EventRef> {
     private static final long serialVersionUID = 1L;
 
     // Beam lets a method use state only from the class that declares it, hence once per subclass.
@@ -504,7 +519,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * watermark has already jumped to its end, so this variant neither reads the watermark nor
    * checks lateness in {@code @ProcessElement}.
    */
-  static final class SortedBoundedExpiry extends PairEventsFn {
+  static final class SortedBoundedExpiry extends PairEventsFn<EventRef> {
     private static final long serialVersionUID = 1L;
 
     @StateId(ENTRIES_STATE)
@@ -645,7 +660,7 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * a grace after their events. The first call is kept per DoFn (a UUID that serialized copies
    * share) for the life of the JVM, so new DoFn instances per micro-batch do not start it again.
    */
-  static final class ProcessingTimeExpiry extends PairEventsFn {
+  static final class ProcessingTimeExpiry extends PairEventsFn<EventRef> {
     private static final long serialVersionUID = 1L;
     private static final Map<String, Instant> FIRST_CALL = new ConcurrentHashMap<>();
     private final String instanceId = UUID.randomUUID().toString();
@@ -728,13 +743,18 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
    * map on every access; their coder ({@link WholeMapCoder}) keeps each entry's bytes and the
    * last map a bucket wrote, so that a call codes only the entries it changed.
    *
+   * <p><b>Input</b>: a bucket's events of a bundle gathered into one element ({@link
+   * GatherBucketsFn}), because that runner makes one call, with the bucket's state loaded and
+   * stored, per element.
+   *
    * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every
    * firing while the bucket holds entries. A firing for another time than the tick's target is
    * stale and ignored (counted as {@code stale_timer_firings}); a watermark reading older than one
    * the bucket already saw is ignored (counted as {@code stale_watermarks}), so the watermark a
    * bucket acts on never goes back. A firing with no entry due only re-sets the timer.
    */
-  static final class PolledWatermarkExpiry extends PairEventsFn {
+  static final class PolledWatermarkExpiry
+      extends PairEventsFn<List<TimestampedValue<EventRef>>> {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -744,6 +764,10 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
      * call outlasts it, and such a firing sees the same watermark and only re-sets the timer.
      */
     static final Duration TICK = Duration.millis(1);
+
+    /** A gathered bucket's events in event-time order; the sort is stable for equal times. */
+    private static final Comparator<TimestampedValue<EventRef>> BY_EVENT_TIME =
+        Comparator.comparing(e -> e.getValue().eventTime());
 
     // Held whole (BucketMap.loaded): the runner this variant is for codes a map state whole on
     // every access. Same ids and entry coders as the map states of the other variants.
@@ -778,10 +802,14 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
       this.watermarks = Objects.requireNonNull(watermarks, "watermarks");
     }
 
+    /**
+     * One call per bucket and bundle ({@link GatherBucketsFn}): applies the gathered events in
+     * event-time order against one reading of the watermark, then stores the bucket once. Each
+     * verdict is output at its event's timestamp.
+     */
     @ProcessElement
     public void processElement(
-        @Element KV<Integer, EventRef> element,
-        @Timestamp Instant timestamp,
+        @Element KV<Integer, List<TimestampedValue<EventRef>>> element,
         @StateId(ENTRIES_STATE) ValueState<Map<String, PairingEntry>> entries,
         @StateId(SLOTS_STATE) ValueState<Map<Long, ExpirySlot>> slots,
         @StateId(CLOCK_STATE) ValueState<BucketClock> clock,
@@ -790,13 +818,24 @@ abstract class PairEventsFn extends DoFn<KV<Integer, EventRef>, Verdict> {
         MultiOutputReceiver out) {
       WatermarkTick current = tick.read();
       Instant watermark = seen(current);
-      EventRef event = element.getValue();
-      if (event.eventTime().plus(allowedLateness).isBefore(watermark)) {
-        late(event, watermark, out);
+      List<TimestampedValue<EventRef>> events = new ArrayList<>(element.getValue());
+      events.sort(BY_EVENT_TIME);
+      Bucket bucket = null;
+      for (TimestampedValue<EventRef> timestamped : events) {
+        EventRef event = timestamped.getValue();
+        if (event.eventTime().plus(allowedLateness).isBefore(watermark)) {
+          late(event, watermark, out);
+          continue;
+        }
+        if (bucket == null) {
+          bucket = loaded(entries, slots, clock, expiry, tick);
+        }
+        Instant at = timestamped.getTimestamp();
+        pair(event, at, watermark, bucket, out, at);
+      }
+      if (bucket == null) {
         return;
       }
-      Bucket bucket = loaded(entries, slots, clock, expiry, tick);
-      pair(event, timestamp, watermark, bucket, out);
       bucket.flush();
       BucketClock now = clock.read();
       if (current == null && now != null) {

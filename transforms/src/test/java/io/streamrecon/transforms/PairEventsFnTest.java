@@ -34,6 +34,7 @@ import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.Row;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
@@ -296,8 +297,7 @@ public class PairEventsFnTest {
     runnerWatermark.value = watermark;
     timer.now = wallClock;
     polledFn.processElement(
-        KV.of(0, event),
-        event.eventTime(),
+        KV.of(0, List.of(TimestampedValue.of(event, event.eventTime()))),
         bucket.wholeEntries,
         bucket.wholeSlots,
         bucket.clock,
@@ -350,6 +350,61 @@ public class PairEventsFnTest {
     Instant last = timer.target;
     polledFn.poll(last, timer.outputTimestamp, bucket.polledBucket(), out);
     bucket.assertEmpty();
+  }
+
+  /**
+   * A bucket's events gathered from a micro-batch ({@link GatherBucketsFn}) are applied in
+   * event-time order, whatever order they came in, with the same verdicts as one call per event
+   * in that order; the bucket is stored once, and each verdict carries its event's timestamp.
+   */
+  @Test
+  public void polledGatheredEventsAreAppliedInEventTimeOrderAndTheBucketIsStoredOnce() {
+    Instant wall = Instant.parse("2026-12-02T00:00:00Z");
+    Instant watermark = T0.minus(min(1));
+    EventRef s = src(ID, min(0), A);
+    EventRef t = tgt(ID, min(3), B);
+    // Beyond the timeout from the entry's t0: in event-time order it starts a new entry (rule 5);
+    // applied first, it would be the entry the others join.
+    EventRef again = src(ID, TIMEOUT.plus(min(1)), A);
+    EventRef other = src("k2", min(1), A);
+    EventRef late = tgt("k3", min(0).minus(TIMEOUT).minus(min(2)), A);
+    List<EventRef> inEventTimeOrder = List.of(late, s, other, t, again);
+
+    for (EventRef event : inEventTimeOrder) {
+      polledProcess(event, watermark, wall);
+    }
+    List<Verdict> oneByOne = out.verdicts();
+    List<Verdict> oneByOneMismatches = out.mismatches();
+    List<LateEvent> oneByOneLate = out.of(PairEvents.LATE);
+    assertEquals(List.of(Verdict.of(ID, Status.MISMATCH, s, t, null)), oneByOneMismatches);
+    assertEquals(1, oneByOneLate.size());
+
+    FakeBucket gathered = new FakeBucket();
+    Outputs gatheredOut = new Outputs();
+    gathered.timer.now = wall;
+    List<TimestampedValue<EventRef>> reversed = new ArrayList<>();
+    for (int i = inEventTimeOrder.size() - 1; i >= 0; i--) {
+      EventRef event = inEventTimeOrder.get(i);
+      reversed.add(TimestampedValue.of(event, event.eventTime()));
+    }
+    polledFn.processElement(
+        KV.of(0, reversed),
+        gathered.wholeEntries,
+        gathered.wholeSlots,
+        gathered.clock,
+        gathered.tick,
+        gathered.timer,
+        gatheredOut);
+
+    assertEquals(oneByOne, gatheredOut.verdicts());
+    assertEquals(oneByOneMismatches, gatheredOut.mismatches());
+    assertEquals(oneByOneLate, gatheredOut.of(PairEvents.LATE));
+    assertEquals("the mismatch at its target's timestamp", List.of(t.eventTime()),
+        gatheredOut.verdictTimestamps());
+    assertEquals("entries stored once", 1, gathered.wholeEntries.writes);
+    assertEquals("index stored once", 1, gathered.wholeSlots.writes);
+    assertEquals(bucket.entryCount(), gathered.entryCount());
+    assertEquals(bucket.entry(ID), gathered.entry(ID));
   }
 
   /** MISSING_* verdicts so far: what expiry emits. */
@@ -476,6 +531,7 @@ public class PairEventsFnTest {
   private static final class EncodedValue<T> implements ValueState<T> {
     private final Coder<T> coder;
     private byte[] bytes;
+    int writes;
 
     EncodedValue(Coder<T> coder) {
       this.coder = coder;
@@ -483,6 +539,7 @@ public class PairEventsFnTest {
 
     @Override
     public void write(T value) {
+      writes++;
       bytes = encode(coder, value);
     }
 

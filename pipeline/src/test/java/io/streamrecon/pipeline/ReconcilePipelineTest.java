@@ -175,17 +175,4 @@ public class ReconcilePipelineTest {
     return new EventRef(
         side, id, new Instant(0), hash, new Pointer(0, "f.parquet", 0, side, id, hash));
   }
-
-  /** Only its simple name matters to the Spark streaming check; the graph is never run. */
-  static final class FakeSparkRunner
-      extends org.apache.beam.sdk.PipelineRunner<org.apache.beam.sdk.PipelineResult> {
-    public static FakeSparkRunner fromOptions(org.apache.beam.sdk.options.PipelineOptions o) {
-      return new FakeSparkRunner();
-    }
-
-    @Override
-    public org.apache.beam.sdk.PipelineResult run(Pipeline pipeline) {
-      throw new UnsupportedOperationException("graph checks only");
-    }
-  }
 }

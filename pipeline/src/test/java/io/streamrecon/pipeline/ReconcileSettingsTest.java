@@ -265,8 +265,4 @@ public class ReconcileSettingsTest {
         assertThrows(IllegalArgumentException.class, () -> settings(args));
     assertThat(e.getMessage(), containsString(expected));
   }
-
-  /** Only its simple name matters to the Spark streaming check. */
-  abstract static class FakeSparkRunner
-      extends org.apache.beam.sdk.PipelineRunner<org.apache.beam.sdk.PipelineResult> {}
 }

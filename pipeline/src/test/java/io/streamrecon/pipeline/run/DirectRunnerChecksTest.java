@@ -3,9 +3,9 @@ package io.streamrecon.pipeline.run;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.FakeSparkRunner;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.runners.direct.DirectRunner;
-import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.PipelineRunner;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.Test;
@@ -16,9 +16,6 @@ import org.junit.Test;
  * alone.
  */
 public class DirectRunnerChecksTest {
-  /** Only its simple name matters. */
-  abstract static class FakeSparkRunner extends PipelineRunner<PipelineResult> {}
-
   private static DirectOptions after(Class<? extends PipelineRunner<?>> runner, String... args) {
     DirectOptions o = PipelineOptionsFactory.fromArgs(args).as(DirectOptions.class);
     o.setRunner(runner);

@@ -57,6 +57,9 @@ import org.joda.time.Duration;
  * input watermark passes {@code t0 + timeout}; on a runner that tracks the watermark but rejects
  * event-time timers in stateful DoFns (Beam's classic SparkRunner in streaming mode) the pairing
  * reads it from a {@link #withWatermarkSource watermark source} instead, with the same outcome.
+ * That runner also loads and stores a key's state on every call, so with a watermark source a
+ * {@code GatherBuckets} step first gathers a bundle's events per bucket and the pairing applies
+ * them in one call, in event-time order.
  * {@link Expiry#PROCESSING_TIME} expires an entry a {@link #withProcessingGrace grace} of
  * wall-clock time after the key's last event, so verdicts depend on how fast the input is read;
  * no event is routed to {@link #LATE}. It needs an unbounded input: runners need not fire

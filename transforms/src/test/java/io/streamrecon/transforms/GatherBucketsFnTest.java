@@ -37,7 +37,8 @@ public class GatherBucketsFnTest {
     List<TimestampedValue<KV<Integer, EventRef>>> input = new ArrayList<>();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 25; i++) {
-      EventRef event = i % 2 == 0 ? src("id" + i, min(30 - i), hash("a")) : tgt("id" + i, min(i), hash("a"));
+      EventRef event =
+          i % 2 == 0 ? src("id" + i, min(30 - i), hash("a")) : tgt("id" + i, min(i), hash("a"));
       int bucket = i % 4;
       input.add(TimestampedValue.of(KV.of(bucket, event), event.eventTime()));
       expected.add(bucket + "/" + event.naturalId() + "@" + event.eventTime());

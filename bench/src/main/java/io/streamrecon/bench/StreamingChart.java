@@ -10,6 +10,7 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import javax.imageio.ImageIO;
@@ -59,8 +60,8 @@ public final class StreamingChart implements Callable<Integer> {
         allHeld &= t.path("judgement").path("held").asBoolean();
       }
       // Every rate tried held: the figure is a floor, not the engine's ceiling.
-      rate.addValue(s.path("highestEventsPerSecond").asDouble(), "held 5 min",
-          allHeld ? label + " (≥)" : label);
+      rate.addValue(s.path("highestEventsPerSecond").asDouble(),
+          heldFor(s.path("minutes").asDouble()), allHeld ? label + " (≥)" : label);
       JsonNode p = s.path("latency").path("percentilesMillis");
       for (String status : List.of("MATCH", "MISMATCH")) {
         JsonNode q = p.path(status);
@@ -70,6 +71,10 @@ public final class StreamingChart implements Callable<Integer> {
           }
         }
       }
+    }
+    if (rate.getRowCount() > 1) {
+      // Trials of different lengths are not the same test; say so instead of hiding it.
+      System.out.println("note: the files' trials differ in length: " + rate.getRowKeys());
     }
     JFreeChart left = ChartFactory.createBarChart("Highest rate held (bounded lag)",
         "≥: every rate tried held",
@@ -98,5 +103,11 @@ public final class StreamingChart implements Callable<Integer> {
     ImageIO.write(img, "png", out.toFile());
     System.out.println("chart: " + out);
     return 0;
+  }
+
+  /** The rate series' name: how long each trial produced, as {@code sustain --minutes} set it. */
+  static String heldFor(double minutes) {
+    return String.format(Locale.ROOT, "held %s min",
+        minutes == Math.rint(minutes) ? String.valueOf((long) minutes) : String.valueOf(minutes));
   }
 }

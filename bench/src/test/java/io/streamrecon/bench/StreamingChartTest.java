@@ -29,6 +29,7 @@ public class StreamingChartTest {
         "MATCH", new VerdictLatency.Percentiles(10, p50, p50 * 2, p50 * 3, p50 * 4)));
     Map<String, Object> json = new LinkedHashMap<>();
     json.put("engine", engine);
+    json.put("minutes", 3.0);
     json.put("trials", List.of(Map.of("judgement",
         SustainRule.judge(List.of(new SustainRule.Sample(80, 10), new SustainRule.Sample(100, 10),
             new SustainRule.Sample(120, 10)), 100, 120, 120, 1))));
@@ -54,5 +55,11 @@ public class StreamingChartTest {
     BufferedImage img = ImageIO.read(png.toFile());
     assertEquals(1400, img.getWidth());
     assertTrue(Files.size(png) > 10_000);
+  }
+
+  @Test
+  public void namesTheTrialLengthTheFilesGive() {
+    assertEquals("held 3 min", StreamingChart.heldFor(3.0));
+    assertEquals("held 2.5 min", StreamingChart.heldFor(2.5));
   }
 }

@@ -40,6 +40,10 @@ final class GatherBucketsFn
 
   @StartBundle
   public void startBundle() {
+    clear();
+  }
+
+  private void clear() {
     gathered = new HashMap<>();
     held = 0;
   }
@@ -57,7 +61,7 @@ final class GatherBucketsFn
         out.outputWithTimestamp(
             KV.of(bucket.getKey(), bucket.getValue()), earliest(bucket.getValue()));
       }
-      startBundle();
+      clear();
     }
   }
 

@@ -210,7 +210,8 @@ public interface ReconcileOptions extends StreamingOptions {
 
   @Description(
       "Allow an unbounded (Kafka) run on the DirectRunner, which keeps its state in memory only:"
-          + " a crash loses open entries. Use --runner=FlinkRunner for a recoverable embedded run")
+          + " a crash loses open entries. The SparkRunner (the default for Kafka) and the FlinkRunner"
+          + " run embedded and restart from their checkpoints")
   @Default.Boolean(false)
   boolean getAllowStateLossOnCrash();
 

@@ -131,8 +131,9 @@ public final class ReconcileRun {
     if (Runners.isDirect(options) && !options.getAllowStateLossOnCrash()) {
       throw new IllegalArgumentException(
           "an unbounded Kafka run on the DirectRunner keeps its state in memory only, so a crash"
-              + " loses open entries: use --runner=FlinkRunner (embedded, restarts from its"
-              + " checkpoints), bound the run with --kafkaMaxRecords or --kafkaMaxReadTime, or pass"
+              + " loses open entries: use --runner=SparkRunner (the default for Kafka) or"
+              + " --runner=FlinkRunner (both embedded, and both restart from their checkpoints),"
+              + " bound the run with --kafkaMaxRecords or --kafkaMaxReadTime, or pass"
               + " --allowStateLossOnCrash=true");
     }
     JobIdentity job = JobCheckpoints.prepare(options, s);

@@ -147,6 +147,7 @@ public class JobCheckpointsTest {
         assertThrows(
             IllegalArgumentException.class,
             () -> ReconcileRun.prepareRecovery(o, ReconcileSettings.from(o)));
+    assertThat(e.getMessage(), containsString("--runner=SparkRunner"));
     assertThat(e.getMessage(), containsString("--runner=FlinkRunner"));
     assertThat(e.getMessage(), containsString("--allowStateLossOnCrash=true"));
     assertFalse("refused before anything is written", Files.exists(wh.resolve("_checkpoints")));

@@ -78,7 +78,8 @@ public final class StreamingChart implements Callable<Integer> {
     }
     JFreeChart left = ChartFactory.createBarChart("Highest rate held (bounded lag)",
         "≥: every rate tried held",
-        "events per second (both topics)", rate, PlotOrientation.VERTICAL, false, false, false);
+        // The legend names the trial length, which the bars alone do not show.
+        "events per second (both topics)", rate, PlotOrientation.VERTICAL, true, false, false);
     JFreeChart right = ChartFactory.createBarChart("Verdict latency at half that rate", null,
         "seconds from the later Kafka append to the Delta Lake commit", latency,
         PlotOrientation.VERTICAL, true, false, false);

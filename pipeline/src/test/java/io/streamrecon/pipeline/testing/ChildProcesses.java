@@ -33,11 +33,32 @@ public final class ChildProcesses {
 
   /** Starts {@code command} with stdout and stderr appended to {@code log}. */
   public static Process start(List<String> command, Path log) throws IOException {
+    return start(command, log, java.util.Map.of());
+  }
+
+  /** Starts {@code command} with {@code env} added to this JVM's environment. */
+  public static Process start(List<String> command, Path log, java.util.Map<String, String> env)
+      throws IOException {
     Files.createDirectories(log.getParent());
-    return new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    pb.environment().putAll(env);
+    return pb.start();
+  }
+
+  /**
+   * SIGTERM, then waits up to {@code seconds} for the process to end; returns its exit code, or
+   * fails (after a SIGKILL) when it did not stop in time.
+   */
+  public static int stop(Process p, long seconds) throws InterruptedException {
+    p.destroy();
+    if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+      kill(p);
+      throw new AssertionError("the process did not stop within " + seconds + " s of SIGTERM");
+    }
+    return p.exitValue();
   }
 
   /** SIGKILL, then waits until the process is gone. */

@@ -44,6 +44,32 @@ public final class CommitPausingFs extends DelegateToFileSystem {
         + "  </property>\n</configuration>\n";
   }
 
+  /**
+   * Writes a jar of this file system's classes (and nothing else of the test class path) to {@code
+   * jar}: what a user adds to a shipped artifact's class path for a file system of their own
+   * ({@code STREAMRECON_CLASSPATH}, spark-submit's {@code --jars}), together with {@link
+   * #coreSiteXml} in a Hadoop configuration directory.
+   */
+  public static java.nio.file.Path writeJar(java.nio.file.Path jar) throws IOException {
+    String pkg = CommitPausingFs.class.getPackageName().replace('.', '/');
+    try (java.util.jar.JarOutputStream out =
+        new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+      for (Class<?> c : java.util.List.of(
+          CommitPausingFs.class, Pausing.class, PausingLogStore.class)) {
+        String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
+        try (java.io.InputStream in = c.getResourceAsStream(file)) {
+          if (in == null) {
+            throw new IOException("class file of " + c.getName() + " not found");
+          }
+          out.putNextEntry(new java.util.jar.JarEntry(pkg + "/" + file));
+          in.transferTo(out);
+          out.closeEntry();
+        }
+      }
+    }
+    return jar;
+  }
+
   private static final AtomicInteger COMMITS = new AtomicInteger();
 
   /**

@@ -41,14 +41,92 @@ import java.util.stream.Stream;
  * produced by a second phase once both runs have caught up, so they are late by any watermark.
  */
 public final class CrashHarness {
-  /** Runner options and what the runner can do. */
-  public record Runner(String label, List<String> options, List<String> jvmFlags, boolean lateDetected) {}
+  /** Runner options, how the pipeline is launched, and what the runner can do. */
+  public record Runner(
+      String label, List<String> options, Launcher launcher, boolean lateDetected) {}
+
+  /**
+   * How the test starts a pipeline: from a shipped artifact ({@link #binStreamrecon}, or the
+   * distribution launchers of the cluster tests), or from this JVM's class path ({@link
+   * #classPath}: a fast unit of the same harness that proves the code, not what ships).
+   */
+  public interface Launcher {
+    /**
+     * Starts {@code streamrecon run} with {@code runArgs} (the options after {@code run}), its
+     * output appended to {@code log}. {@code faults}, when not null, installs {@link
+     * CommitPausingFs} the way a user adds a file system; {@code jvmOptions} are added to the JVM's.
+     */
+    Process start(List<String> runArgs, Path log, FaultFs faults, List<String> jvmOptions)
+        throws IOException;
+  }
+
+  /** A Hadoop configuration directory that installs {@link CommitPausingFs}, and its classes' jar. */
+  public record FaultFs(Path hadoopConfDir, Path jar) {}
+
+  /** Heap of every pipeline JVM the harness starts (two run side by side on two cores). */
+  private static final String HEAP = "-Xmx1g";
+
+  /**
+   * The pipeline on this JVM's class path with {@code jvmFlags}: the harness as a fast unit of
+   * the code; it does not stand for what users run.
+   */
+  public static Launcher classPath(List<String> jvmFlags) {
+    return (runArgs, log, faults, jvmOptions) -> {
+      List<String> cmd = new ArrayList<>();
+      cmd.add(ChildProcesses.java());
+      cmd.add(HEAP);
+      // Every runner gets the JDK openings bin/streamrecon passes (and a Flink distribution's
+      // env.java.opts.all): Flink's checkpoint of the @RequiresStableInput commit buffers reflects
+      // into java.util and declines every checkpoint without them.
+      List<String> flags = new ArrayList<>(addOpensOfThisJvm());
+      jvmFlags.stream().filter(f -> !flags.contains(f)).forEach(flags::add);
+      cmd.addAll(flags);
+      cmd.addAll(jvmOptions);
+      cmd.add("-cp");
+      cmd.add(faults == null
+          ? ChildProcesses.classPath()
+          : ChildProcesses.classPath(faults.hadoopConfDir()));
+      cmd.add("io.streamrecon.pipeline.cli.StreamRecon");
+      cmd.add("run");
+      cmd.addAll(runArgs);
+      return ChildProcesses.start(cmd, log);
+    };
+  }
+
+  /**
+   * {@code bin/streamrecon run ...} of the checkout at {@code root}, as the README tells a user to
+   * run it: the runner's shipped jar on its distribution's class path. JVM options go through
+   * {@code JAVA_OPTS}, the fault file system through {@code HADOOP_CONF_DIR} and {@code
+   * STREAMRECON_CLASSPATH}. {@code STREAMRECON_BUILD=never}: the jars {@code mvn verify} packaged
+   * are the ones tested, never a build started from inside a test.
+   */
+  public static Launcher binStreamrecon(Path root) {
+    return (runArgs, log, faults, jvmOptions) -> {
+      List<String> cmd = new ArrayList<>();
+      cmd.add(root.resolve("bin").resolve("streamrecon").toString());
+      cmd.add("run");
+      cmd.addAll(runArgs);
+      List<String> javaOpts = new ArrayList<>();
+      javaOpts.add(HEAP);
+      javaOpts.addAll(jvmOptions);
+      Map<String, String> env = new HashMap<>();
+      env.put("JAVA_OPTS", String.join(" ", javaOpts));
+      env.put("STREAMRECON_BUILD", "never");
+      if (faults != null) {
+        env.put("HADOOP_CONF_DIR", faults.hadoopConfDir().toString());
+        env.put("STREAMRECON_CLASSPATH", faults.jar().toString());
+      }
+      return ChildProcesses.start(cmd, log, env);
+    };
+  }
 
   /** Something done to run B while it runs. */
   public enum Fault {
     KILL_AFTER_RAW_COMMITS,
     KILL_DURING_COMMIT,
     KILL_AFTER_DELTAS_COMMIT,
+    /** SIGTERM (a stop as a service manager sends it), then a start with the same command. */
+    STOP_AND_RESTART,
     BROKER_DOWN_30S
   }
 
@@ -102,6 +180,7 @@ public final class CrashHarness {
     Path conf = dir.resolve("crash-conf");
     Files.createDirectories(conf);
     Files.writeString(conf.resolve("core-site.xml"), CommitPausingFs.coreSiteXml());
+    FaultFs faultFs = new FaultFs(conf, CommitPausingFs.writeJar(dir.resolve("fault-fs.jar")));
     Random random = new Random(seed);
 
     Process a = null;
@@ -132,7 +211,7 @@ public final class CrashHarness {
       Path logA = dir.resolve("run-a.log");
       Path logB = dir.resolve("run-b.log");
       a = startPipeline(argsA, logA, null, List.of());
-      b = startPipeline(argsB, logB, conf, List.of());
+      b = startPipeline(argsB, logB, faultFs, List.of());
       warmUp(broker, whA, whB, b, logB);
       // The data is live from the moment the producers start: an event is appended about when it
       // happens (the pipelines' watermark rule for idle partitions relies on that). Timed from the
@@ -165,20 +244,20 @@ public final class CrashHarness {
               note("SIGKILL B after " + (base + k) + " raw_events commits (produced "
                   + ps.sent() + "+" + pt.sent() + ")");
               ChildProcesses.kill(b);
-              b = startPipeline(argsB, logB, conf, List.of());
+              b = startPipeline(argsB, logB, faultFs, List.of());
             }
             case KILL_DURING_COMMIT -> {
               // This start is the restart: it pauses inside its k-th Delta Lake commit.
               int k = 1 + random.nextInt(3);
               ChildProcesses.kill(b);
               Path marker = dir.resolve("paused-" + (restarts++));
-              b = startPipeline(argsB, logB, conf, List.of(
+              b = startPipeline(argsB, logB, faultFs, List.of(
                   "-D" + CommitPausingFs.AT + "=" + k, "-D" + CommitPausingFs.MARKER + "=" + marker));
               ChildProcesses.await("B paused inside Delta Lake commit " + k, 150, b, logB,
                   () -> Files.exists(marker));
               note("SIGKILL B inside a commit: " + readQuietly(marker).trim());
               ChildProcesses.kill(b);
-              b = startPipeline(argsB, logB, conf, List.of());
+              b = startPipeline(argsB, logB, faultFs, List.of());
             }
             case KILL_AFTER_DELTAS_COMMIT -> {
               long base = commits(whB, DeltaLakeIO.DELTAS);
@@ -189,7 +268,21 @@ public final class CrashHarness {
               note("SIGKILL B after " + (base + k) + " deltas commits (produced "
                   + ps.sent() + "+" + pt.sent() + ")");
               ChildProcesses.kill(b);
-              b = startPipeline(argsB, logB, conf, List.of());
+              b = startPipeline(argsB, logB, faultFs, List.of());
+            }
+            case STOP_AND_RESTART -> {
+              // Any commit since the last start shows the restored job at work (once the
+              // producers are done, only deltas commits may still come).
+              long base = commits(whB, DeltaLakeIO.RAW_EVENTS) + commits(whB, DeltaLakeIO.DELTAS);
+              ChildProcesses.await(
+                  "one more raw_events or deltas commit in B", 150, b, logB,
+                  () -> commits(whB, DeltaLakeIO.RAW_EVENTS) + commits(whB, DeltaLakeIO.DELTAS)
+                      > base);
+              note("SIGTERM B after " + commits(whB, DeltaLakeIO.RAW_EVENTS)
+                  + " raw_events commits (produced " + ps.sent() + "+" + pt.sent() + ")");
+              int code = ChildProcesses.stop(b, 60);
+              note("B stopped with exit code " + code);
+              b = startPipeline(argsB, logB, faultFs, List.of());
             }
             case BROKER_DOWN_30S -> {
               // Mid-run: half of the data produced, so that producers and readers both meet the
@@ -331,7 +424,6 @@ public final class CrashHarness {
 
   private List<String> args(KafkaBrokerProcess broker, Path warehouse, String group) {
     List<String> args = new ArrayList<>();
-    args.add("run");
     args.add("--source=" + broker.uri("orders-src"));
     args.add("--target=" + broker.uri("orders-tgt"));
     args.add("--warehouse=" + warehouse);
@@ -372,31 +464,18 @@ public final class CrashHarness {
     }
   }
 
-  private Process startPipeline(List<String> args, Path log, Path conf, List<String> props)
+  private Process startPipeline(List<String> args, Path log, FaultFs faults, List<String> props)
       throws IOException {
     lastStart.put(log, Instant.now());
-    List<String> cmd = new ArrayList<>();
-    cmd.add(ChildProcesses.java());
-    cmd.add("-Xmx1g");
-    // Every runner gets the JDK openings bin/streamrecon passes (and a Flink distribution's
-    // env.java.opts.all): Flink's checkpoint of the @RequiresStableInput commit buffers reflects
-    // into java.util and declines every checkpoint without them.
-    List<String> flags = new ArrayList<>(addOpensOfThisJvm());
-    runner.jvmFlags().stream().filter(f -> !flags.contains(f)).forEach(flags::add);
+    List<String> jvmOptions = new ArrayList<>(props);
     // For a look inside a failing run, e.g. -Dstreamrecon.crashJvmFlags=-Dorg.slf4j...=debug
     String diagnostics = System.getProperty("streamrecon.crashJvmFlags", "");
     if (!diagnostics.isBlank()) {
-      flags.addAll(List.of(diagnostics.trim().split("\\s+")));
+      jvmOptions.addAll(List.of(diagnostics.trim().split("\\s+")));
     }
-    cmd.addAll(flags);
-    cmd.addAll(props);
-    cmd.add("-cp");
-    cmd.add(conf == null ? ChildProcesses.classPath() : ChildProcesses.classPath(conf));
-    cmd.add("io.streamrecon.pipeline.cli.StreamRecon");
-    cmd.addAll(args);
     Files.writeString(log, "=== start " + Instant.now() + " " + props + "\n", StandardCharsets.UTF_8,
         java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-    return ChildProcesses.start(cmd, log);
+    return runner.launcher().start(args, log, faults, jvmOptions);
   }
 
   /** When each line is due: its event time (a line without one: when the line before it is). */

@@ -16,10 +16,25 @@ import org.junit.rules.TemporaryFolder;
 public class FlinkBrokerOutageTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
+  /**
+   * The FlinkRunner on this JVM's class path: the outage tests the code's reconnects, not the
+   * shipped jar (ShippedCrashRecoveryTest in runners/cluster-it runs that).
+   */
+  private static final CrashHarness.Runner FLINK =
+      new CrashHarness.Runner(
+          "flink",
+          List.of(
+              "--runner=FlinkRunner",
+              "--flinkMaster=[local]",
+              "--parallelism=2",
+              "--checkpointingInterval=2000"),
+          CrashHarness.classPath(List.of()),
+          true);
+
   @Test
   public void aBrokerDownFor30sDelaysTheRunAndLosesNothing() throws Exception {
     CrashHarness.Result r =
-        new CrashHarness(CrashHarness.workDir(tmp.getRoot().toPath()), FlinkCrashRecoveryTest.FLINK, 3)
+        new CrashHarness(CrashHarness.workDir(tmp.getRoot().toPath()), FLINK, 3)
             .run(List.of(Fault.BROKER_DOWN_30S));
     CrashHarness.assertSameOutcome(r, true);
   }

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Finds or creates a streaming job's identity under {@code <warehouse>/_checkpoints/<jobName>}:
  * the first start writes {@link JobManifest} there; a restart reuses its run id and refuses a
- * changed state-shaping option; {@code --fresh} moves the old directory aside and starts a new run.
+ * changed state-shaping option or checkpoints of another release; {@code --fresh} moves the old directory aside and starts a new run.
  * Works on any Hadoop file system the warehouse is on.
  */
 public final class JobCheckpoints {
@@ -78,6 +78,18 @@ public final class JobCheckpoints {
       java.util.Map<String, String> current = JobManifest.stateOptions(s);
       if (fs.exists(manifestPath)) {
         JobManifest m = JobManifest.fromJson(read(fs, manifestPath), manifestPath.toString());
+        java.util.Optional<String> otherRelease = m.releaseMismatch(Release.VERSION);
+        if (otherRelease.isPresent()) {
+          throw new IllegalArgumentException(
+              "job "
+                  + jobName
+                  + " cannot resume: "
+                  + otherRelease.get()
+                  + ". Let the old release finish the job, or add --fresh to start it over (its"
+                  + " checkpoints under "
+                  + root
+                  + " are moved aside; docs/operations.md#upgrading-a-streaming-job)");
+        }
         List<String> changes = m.changes(current);
         if (!changes.isEmpty()) {
           throw new IllegalArgumentException(
@@ -106,7 +118,12 @@ public final class JobCheckpoints {
       }
       JobManifest m =
           new JobManifest(
-              JobManifest.FORMAT, jobName, options.getRunId(), Instant.now().toString(), current);
+              JobManifest.FORMAT,
+              jobName,
+              options.getRunId(),
+              Instant.now().toString(),
+              Release.VERSION,
+              current);
       fs.mkdirs(rootPath);
       org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(rootPath, "." + MANIFEST + ".tmp");
       try (OutputStream out = fs.create(tmp, true)) {

@@ -15,18 +15,30 @@ import java.util.Objects;
 
 /**
  * The small file ({@code job.json}) at a streaming job's checkpoint root that ties its restarts
- * together: the job name, the run id every restart reuses, and the options that shape the state in
- * its checkpoints. Restoring state built under other values would silently give wrong verdicts
- * (entries expired by another timeout, keys computed from another field), so a restart compares
- * them and refuses on any change.
+ * together: the job name, the run id every restart reuses, the streamrecon release that wrote the
+ * checkpoints, and the options that shape the state in them. Restoring state built under other
+ * values would silently give wrong verdicts (entries expired by another timeout, keys computed from
+ * another field), and a checkpoint holds the job's serialized code, which another release cannot
+ * read back; so a restart compares both and refuses on any change.
  *
+ * @param release the {@link Release#VERSION} that wrote the checkpoints; null in a manifest of
+ *     format 1, which the releases before this field wrote
  * @param stateOptions option name (as on the command line) to its normalised value
  */
 public record JobManifest(
-    int format, String jobName, String runId, String createdAt, Map<String, String> stateOptions) {
+    int format,
+    String jobName,
+    String runId,
+    String createdAt,
+    String release,
+    Map<String, String> stateOptions) {
 
-  /** Version of the file layout, written so that a later layout can read older files. */
-  public static final int FORMAT = 1;
+  /**
+   * Version of the file layout, written so that a later layout can read older files: 2 added
+   * {@code release}. A release that reads only format 1 refuses a format 2 manifest, so an older
+   * release does not restore a newer one's checkpoints either.
+   */
+  public static final int FORMAT = 2;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -78,6 +90,21 @@ public record JobManifest(
     return v == null || v.isEmpty() ? "it empty" : v;
   }
 
+  /**
+   * Why this release cannot restore the job's checkpoints, or empty when it wrote them itself.
+   */
+  public java.util.Optional<String> releaseMismatch(String running) {
+    if (running.equals(release)) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of(
+        "its checkpoints were written by "
+            + (release == null ? "an earlier streamrecon release" : "streamrecon " + release)
+            + " and hold that release's code, which streamrecon "
+            + running
+            + " cannot restore");
+  }
+
   /** The file's text: pretty JSON, so that an operator can read it. */
   public String toJson() {
     ObjectNode o = JSON.createObjectNode();
@@ -85,6 +112,9 @@ public record JobManifest(
     o.put("jobName", jobName);
     o.put("runId", runId);
     o.put("createdAt", createdAt);
+    if (release != null) {
+      o.put("release", release);
+    }
     ObjectNode st = o.putObject("stateOptions");
     stateOptions.forEach(st::put);
     return o.toPrettyString() + "\n";
@@ -122,6 +152,11 @@ public record JobManifest(
       st.put(e.getKey(), e.getValue().asText());
     }
     return new JobManifest(
-        format, o.get("jobName").asText(), o.get("runId").asText(), o.path("createdAt").asText(""), st);
+        format,
+        o.get("jobName").asText(),
+        o.get("runId").asText(),
+        o.path("createdAt").asText(""),
+        o.path("release").isTextual() ? o.get("release").asText() : null,
+        st);
   }
 }

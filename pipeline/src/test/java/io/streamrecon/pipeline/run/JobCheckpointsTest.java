@@ -106,6 +106,28 @@ public class JobCheckpointsTest {
   }
 
   @Test
+  public void checkpointsOfAnotherReleaseAreRefusedWithOneLineUntilFresh() throws Exception {
+    Path wh = tmp.newFolder("wh").toPath();
+    JobIdentity first = prepare(options(wh));
+    Path manifest = wh.resolve("_checkpoints").resolve(first.jobName()).resolve("job.json");
+    // The manifest as the release before wrote it: format 1, no release recorded.
+    Files.writeString(
+        manifest,
+        "{\"format\":1,\"jobName\":\"" + first.jobName() + "\",\"runId\":\"" + first.runId()
+            + "\",\"createdAt\":\"\",\"stateOptions\":{}}");
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> prepare(options(wh)));
+    assertThat(e.getMessage(), containsString("written by an earlier streamrecon release"));
+    assertThat(e.getMessage(), containsString("add --fresh"));
+    assertFalse(e.getMessage().contains("\n"));
+    assertFalse("refused before any table is written", Files.exists(wh.resolve("raw_events")));
+
+    JobIdentity fresh = prepare(options(wh, "--fresh=true"));
+    assertFalse(fresh.resumed());
+    assertThat(Files.readString(manifest), containsString("\"release\" : \"" + Release.VERSION));
+  }
+
+  @Test
   public void anExplicitRunIdOtherThanTheJobsIsRefused() throws Exception {
     Path wh = tmp.newFolder("wh").toPath();
     JobIdentity first = prepare(options(wh, "--runId=run-a"));

@@ -31,7 +31,12 @@ public class JobManifestTest {
   public void roundTripsThroughJson() {
     JobManifest m =
         new JobManifest(
-            1, "job-a", "run-1", "2026-11-30T00:00:00Z", JobManifest.stateOptions(settings(BASE)));
+            2,
+            "job-a",
+            "run-1",
+            "2026-11-30T00:00:00Z",
+            Release.VERSION,
+            JobManifest.stateOptions(settings(BASE)));
     JobManifest back = JobManifest.fromJson(m.toJson(), "x");
     assertEquals(m, back);
   }
@@ -39,7 +44,7 @@ public class JobManifestTest {
   @Test
   public void sameValuesSpelledDifferentlyAreNoChange() {
     JobManifest m =
-        new JobManifest(1, "j", "r", "", JobManifest.stateOptions(settings(with("--timeout=10m"))));
+        new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(with("--timeout=10m"))));
     assertEquals(
         List.of(), m.changes(JobManifest.stateOptions(settings(with("--timeout=PT10M")))));
     assertEquals(
@@ -50,7 +55,7 @@ public class JobManifestTest {
 
   @Test
   public void everyStateShapingOptionIsCompared() {
-    JobManifest m = new JobManifest(1, "j", "r", "", JobManifest.stateOptions(settings(BASE)));
+    JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
     Map<String, String> changed =
         Map.of(
             "--timeout=5m", "timeout",
@@ -76,7 +81,7 @@ public class JobManifestTest {
     java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".json");
     try {
       java.nio.file.Files.writeString(rules, "{\"ignore\": [\"/meta\"]}");
-      JobManifest m = new JobManifest(1, "j", "r", "", JobManifest.stateOptions(settings(BASE)));
+      JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
       List<String> changes =
           m.changes(JobManifest.stateOptions(settings(with("--rules=" + rules))));
       assertEquals(1, changes.size());
@@ -89,7 +94,7 @@ public class JobManifestTest {
 
   @Test
   public void optionsThatDoNotShapeStateMayChange() {
-    JobManifest m = new JobManifest(1, "j", "r", "", JobManifest.stateOptions(settings(BASE)));
+    JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
     assertEquals(
         List.of(),
         m.changes(
@@ -99,8 +104,25 @@ public class JobManifestTest {
 
   @Test
   public void anOptionUnknownToAnOlderManifestIsNotCompared() {
-    JobManifest m = new JobManifest(1, "j", "r", "", Map.of("timeout", "10m"));
+    JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, Map.of("timeout", "10m"));
     assertEquals(List.of(), m.changes(Map.of("timeout", "10m", "pairingBuckets", "1000")));
+  }
+
+  @Test
+  public void checkpointsOfAnotherReleaseDoNotResume() {
+    JobManifest same = new JobManifest(2, "j", "r", "", Release.VERSION, Map.of());
+    assertEquals(java.util.Optional.empty(), same.releaseMismatch(Release.VERSION));
+    JobManifest other = new JobManifest(2, "j", "r", "", "0.0.9", Map.of());
+    assertThat(
+        other.releaseMismatch(Release.VERSION).orElseThrow(),
+        containsString("written by streamrecon 0.0.9"));
+    // What the releases before the field wrote: format 1, no release.
+    JobManifest older =
+        JobManifest.fromJson(
+            "{\"format\":1,\"jobName\":\"j\",\"runId\":\"r\",\"stateOptions\":{}}", "f");
+    assertThat(
+        older.releaseMismatch(Release.VERSION).orElseThrow(),
+        containsString("an earlier streamrecon release"));
   }
 
   @Test

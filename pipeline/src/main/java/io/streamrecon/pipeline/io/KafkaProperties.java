@@ -41,7 +41,7 @@ public final class KafkaProperties {
   private KafkaProperties() {}
 
   /** Kafka's config key naming the enabled config providers. */
-  static final String CONFIG_PROVIDERS = "config.providers";
+  private static final String CONFIG_PROVIDERS = "config.providers";
 
   /** The providers a reference may use without the user configuring them, by name. */
   private static final Map<String, String> BUILT_IN_PROVIDERS =

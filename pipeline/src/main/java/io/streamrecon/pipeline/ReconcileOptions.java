@@ -143,13 +143,18 @@ public interface ReconcileOptions extends StreamingOptions {
 
   @Description(
       "Kafka consumer properties, comma-separated key=value (security.protocol, sasl.*, ssl.*,"
-          + " group.id, ...); values with commas go in double quotes")
+          + " group.id, ...); values with commas go in double quotes. A secret (sasl.jaas.config,"
+          + " a key ending in password or secret, ...) only as a reference such as ${env:NAME}"
+          + " (docs/operations.md, Secrets)")
   @Default.String("")
   String getKafkaProperties();
 
   void setKafkaProperties(String value);
 
-  @Description("A Java properties file of Kafka consumer properties; --kafkaProperties win")
+  @Description(
+      "A Java properties file of Kafka consumer properties; --kafkaProperties win. Its secrets are"
+          + " not read at start: the Kafka client reads them from the file where it makes a"
+          + " consumer, so the file must be at this path there too")
   @Default.String("")
   String getKafkaPropertiesFile();
 

@@ -147,7 +147,7 @@ public record ReconcileSettings(
     Duration commit = commitInterval(o);
     Duration rawCommit = rawCommitInterval(o, expiry, commit);
     Map<String, String> kafka =
-        KafkaProperties.merge(o.getKafkaPropertiesFile(), o.getKafkaProperties());
+        KafkaProperties.fromOptions(o.getKafkaPropertiesFile(), o.getKafkaProperties());
     Duration outOfOrder =
         DurationParser.parse("kafkaMaxOutOfOrderness", o.getKafkaMaxOutOfOrderness());
     Duration idleAfter =

@@ -110,6 +110,7 @@ record ReplaySettings(
               + replayId
               + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
     }
+    StreamRecon.refuseRepeatedOptions(beam);
     ReconcileOptions options;
     try {
       options =

@@ -124,6 +124,7 @@ public final class StreamRecon implements Callable<Integer> {
     @Override
     public Integer call() {
       List<String> args = withBundledSamples(options);
+      refuseRepeatedOptions(args);
       ReconcileOptions opts;
       try {
         opts =
@@ -254,6 +255,49 @@ public final class StreamRecon implements Callable<Integer> {
 
   static PrintWriter stdout() {
     return new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Refuses an option given more than once, naming it only. Beam would take the last value of
+   * some and, for the others, fail with a message that quotes every value, a password among them.
+   * Options of a list type (Beam's {@code --experiments}, ...) may repeat.
+   *
+   * @throws IllegalArgumentException naming the first repeated option
+   */
+  static void refuseRepeatedOptions(List<String> args) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String a : args) {
+      if (!a.startsWith("--") || a.length() == 2) {
+        continue;
+      }
+      int eq = a.indexOf('=');
+      String name = eq < 0 ? a.substring(2) : a.substring(2, eq);
+      if (!seen.add(name) && !isListOption(name)) {
+        throw new IllegalArgumentException(
+            "--"
+                + name
+                + " is given more than once: give it once"
+                + (name.equals("kafkaProperties")
+                    ? ", with the properties comma-separated"
+                    : ""));
+      }
+    }
+  }
+
+  /** Whether a registered Beam option named {@code name} takes a list (array or collection). */
+  private static boolean isListOption(String name) {
+    String getter = "get" + Character.toUpperCase(name.charAt(0)) + name.substring(1);
+    for (Class<?> options : PipelineOptionsFactory.getRegisteredOptions()) {
+      for (java.lang.reflect.Method m : options.getMethods()) {
+        if (m.getName().equals(getter)
+            && m.getParameterCount() == 0
+            && (m.getReturnType().isArray()
+                || java.util.Collection.class.isAssignableFrom(m.getReturnType()))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** Beam's messages for unknown options name its interface; say it the user's way. */

@@ -8,18 +8,154 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.provider.EnvVarConfigProvider;
+import org.apache.kafka.common.config.provider.FileConfigProvider;
 
 /**
  * Kafka consumer properties from {@code --kafkaPropertiesFile} (a Java properties file) and
  * {@code --kafkaProperties} (comma-separated {@code key=value}; a value containing commas goes in
  * double quotes). Inline properties win over the file. Values are passed to the consumer as given,
- * so every security setting ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}) works.
+ * so every security setting ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}) works,
+ * except secrets.
+ *
+ * <p>A secret never enters the consumer configuration: the runners serialise that configuration
+ * (and the pipeline options) into their checkpoints and job graphs, which live in the warehouse.
+ * The configuration carries a reference instead, which the Kafka client resolves with its config
+ * providers when it creates the consumer, wherever that runs: a secret from the file becomes
+ * {@code ${file:<absolute path>:<key>}}, so the client reads the file again. Inline, a secret must
+ * already be a reference ({@code ${env:NAME}}, {@code ${file:path:key}}); a literal one is
+ * refused. {@link #isSecret} says which keys hold secrets.
  */
 public final class KafkaProperties {
   private KafkaProperties() {}
+
+  /** Kafka's config key naming the enabled config providers. */
+  private static final String CONFIG_PROVIDERS = "config.providers";
+
+  /** The providers a reference may use without the user configuring them, by name. */
+  private static final Map<String, String> BUILT_IN_PROVIDERS =
+      Map.of(
+          "env", EnvVarConfigProvider.class.getName(),
+          "file", FileConfigProvider.class.getName());
+
+  /** Kafka's consumer settings of type PASSWORD (sasl.jaas.config, ssl.*.password, ...). */
+  private static final Set<String> PASSWORD_KEYS =
+      ConsumerConfig.configDef().configKeys().values().stream()
+          .filter(k -> k.type == ConfigDef.Type.PASSWORD)
+          .map(k -> k.name)
+          .collect(Collectors.toUnmodifiableSet());
+
+  /**
+   * Secrets Kafka's consumer does not declare (other clients' settings, such as a schema
+   * registry's {@code basic.auth.user.info}, or an OAuth client secret), by the end of their name.
+   */
+  private static final Pattern SECRET_NAME =
+      Pattern.compile("(?i).*(password|secret|jaas\\.config|user\\.info)");
+
+  /** A config-provider reference, {@code ${provider:[path:]key}}. */
+  private static final Pattern REFERENCE = Pattern.compile("\\$\\{([^}:]+):[^}]*}");
+
+  /**
+   * The consumer properties of a run: the file's, overridden by the inline ones, with every secret
+   * as a reference and the config providers the references use enabled.
+   *
+   * @throws IllegalArgumentException naming the option (and key, never a value) when the file
+   *     cannot be read, the inline list is malformed, or it holds a literal secret
+   */
+  public static Map<String, String> fromOptions(String file, String inline) {
+    Map<String, String> result = new LinkedHashMap<>();
+    Map<String, String> fromFile = readFile(file);
+    fromFile.forEach(
+        (key, value) ->
+            result.put(key, isSecret(key) && !isReference(value) ? fileReference(file, key) : value));
+    parseInline(inline)
+        .forEach(
+            (key, value) -> {
+              if (isSecret(key) && !isReference(value)) {
+                throw new IllegalArgumentException(
+                    "--kafkaProperties: "
+                        + key
+                        + " is a secret and must not be given inline (it would be stored with"
+                        + " the job's options); put it in --kafkaPropertiesFile or give a"
+                        + " reference, "
+                        + key
+                        + "=${env:NAME}");
+              }
+              result.put(key, value);
+            });
+    enableProviders(result);
+    return result;
+  }
+
+  /**
+   * Whether the value of {@code key} is a secret: a setting Kafka's consumer declares as a
+   * password, or a key ending in {@code password}, {@code secret}, {@code jaas.config} or {@code
+   * user.info}.
+   */
+  public static boolean isSecret(String key) {
+    return PASSWORD_KEYS.contains(key) || SECRET_NAME.matcher(key).matches();
+  }
+
+  /** Whether {@code value} is wholly a config-provider reference such as {@code ${env:NAME}}. */
+  static boolean isReference(String value) {
+    return value != null && REFERENCE.matcher(value.trim()).matches();
+  }
+
+  /** {@code ${file:<absolute path>:<key>}}; Kafka's pattern allows no ':' or braces in the path. */
+  private static String fileReference(String file, String key) {
+    String path = Path.of(file).toAbsolutePath().normalize().toString();
+    if (path.contains(":") || path.contains("{") || path.contains("}")) {
+      throw new IllegalArgumentException(
+          "--kafkaPropertiesFile="
+              + file
+              + ": a file with secrets ("
+              + key
+              + ") must have a path without ':', '{' or '}', as Kafka reads the secrets from it"
+              + " again through ${file:path:key}");
+    }
+    return "${file:" + path + ":" + key + "}";
+  }
+
+  /**
+   * Adds the built-in providers the references use to {@code config.providers}, with their classes
+   * unless the properties name a class for them already.
+   */
+  private static void enableProviders(Map<String, String> props) {
+    Set<String> used = new TreeSet<>();
+    for (String value : props.values()) {
+      // Kafka resolves references inside longer values too.
+      Matcher m = REFERENCE.matcher(value);
+      while (m.find()) {
+        used.add(m.group(1));
+      }
+    }
+    used.retainAll(BUILT_IN_PROVIDERS.keySet());
+    if (used.isEmpty()) {
+      return;
+    }
+    Set<String> enabled = new LinkedHashSet<>();
+    for (String name : props.getOrDefault(CONFIG_PROVIDERS, "").split(",")) {
+      if (!name.isBlank()) {
+        enabled.add(name.trim());
+      }
+    }
+    for (String name : used) {
+      enabled.add(name);
+      props.putIfAbsent(CONFIG_PROVIDERS + "." + name + ".class", BUILT_IN_PROVIDERS.get(name));
+    }
+    props.put(CONFIG_PROVIDERS, String.join(",", enabled));
+  }
 
   /** Parses the inline list. */
   public static Map<String, String> parseInline(String text) {
@@ -27,17 +163,21 @@ public final class KafkaProperties {
     if (text == null || text.isBlank()) {
       return result;
     }
-    for (String item : splitOutsideQuotes(text)) {
+    List<String> items = splitOutsideQuotes(text);
+    for (int i = 0; i < items.size(); i++) {
+      String item = items.get(i);
       if (item.isBlank()) {
         continue;
       }
       int eq = item.indexOf('=');
       if (eq <= 0) {
+        // Not echoed: an unquoted value with a comma leaves a piece of it here, maybe a password.
         throw new IllegalArgumentException(
-            "--kafkaProperties: '"
-                + keyOnly(item)
-                + "' is not key=value; use a comma-separated list like"
-                + " security.protocol=SASL_SSL,sasl.mechanism=PLAIN");
+            "--kafkaProperties: item "
+                + (i + 1)
+                + " is not key=value; use a comma-separated list like"
+                + " security.protocol=SASL_SSL,sasl.mechanism=PLAIN (a value with commas goes in"
+                + " double quotes)");
       }
       String key = item.substring(0, eq).trim();
       String value = item.substring(eq + 1).trim();
@@ -68,19 +208,6 @@ public final class KafkaProperties {
       result.put(name, props.getProperty(name));
     }
     return result;
-  }
-
-  /** The file's properties overridden by the inline ones. */
-  public static Map<String, String> merge(String file, String inline) {
-    Map<String, String> result = new LinkedHashMap<>(readFile(file));
-    result.putAll(parseInline(inline));
-    return result;
-  }
-
-  // Never echo a value: the list may hold a password.
-  private static String keyOnly(String item) {
-    int eq = item.indexOf('=');
-    return eq < 0 ? item.trim() : item.substring(0, eq).trim();
   }
 
   private static List<String> splitOutsideQuotes(String text) {

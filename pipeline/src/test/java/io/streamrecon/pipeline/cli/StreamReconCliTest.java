@@ -43,6 +43,39 @@ public class StreamReconCliTest {
   }
 
   @Test
+  public void anOptionGivenTwiceIsRefusedWithoutItsValues() {
+    Result r =
+        execute(
+            "run", "--source=a", "--target=b",
+            "--kafkaProperties=sasl.jaas.config=${env:A}",
+            "--kafkaProperties=ssl.truststore.password=${env:pw-7f3a91}");
+    assertOneLine(
+        r, StreamRecon.EXIT_USAGE, "streamrecon: --kafkaProperties is given more than once");
+    assertThat(r.err(), not(containsString("env:")));
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--timeout=1m", "--timeout=2m"),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --timeout is given more than once");
+  }
+
+  @Test
+  public void aListOptionOfBeamMayRepeat() {
+    StreamRecon.refuseRepeatedOptions(
+        java.util.List.of("--experiments=a", "--experiments=b", "--source=x"));
+  }
+
+  @Test
+  public void aLiteralSecretInlineIsRefusedWithoutItsValue() {
+    Result r =
+        execute(
+            "run", "--source=a", "--target=b",
+            "--kafkaProperties=sasl.mechanism=PLAIN,sasl.jaas.config=\"x password=pw-7f3a91;\"");
+    assertOneLine(
+        r, StreamRecon.EXIT_USAGE, "streamrecon: --kafkaProperties: sasl.jaas.config is a secret");
+    assertThat(r.err(), not(containsString("pw-7f3a91")));
+  }
+
+  @Test
   public void unknownOption() {
     assertOneLine(
         execute("run", "--source=a", "--target=b", "--bogus=1"),

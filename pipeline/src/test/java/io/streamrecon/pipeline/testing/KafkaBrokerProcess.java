@@ -17,31 +17,91 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * A single-node KRaft Kafka 3.9 broker in its own JVM ({@code kafka.Kafka server.properties}, its
  * log directory formatted by {@code kafka.tools.StorageTool}), on free loopback ports. It can be
  * stopped and started again on the same ports and data. {@link #close} kills it by PID.
+ *
+ * <p>{@link #startWithSaslSsl} adds a SASL_SSL listener (PLAIN over TLS, with a throwaway
+ * certificate) for the clients under test; the PLAINTEXT listener stays for the test's own admin
+ * and producer and between broker and itself.
  */
 public final class KafkaBrokerProcess implements AutoCloseable {
   private final Path dir;
   private final Path config;
   private final Path log;
   private final int port;
+  private final SaslSsl saslSsl;
   private Process process;
 
-  private KafkaBrokerProcess(Path dir, Path config, Path log, int port) {
+  /**
+   * The SASL_SSL listener: its port, the one user it accepts, and the client trust store (PKCS12)
+   * holding the broker's certificate.
+   */
+  public record SaslSsl(
+      int port, String user, String password, Path truststore, String truststorePassword) {
+    /** {@code 127.0.0.1:port} of the SASL_SSL listener. */
+    public String bootstrapServers() {
+      return "127.0.0.1:" + port;
+    }
+
+    /** {@code kafka://127.0.0.1:port/topic} on the SASL_SSL listener. */
+    public String uri(String topic) {
+      return "kafka://" + bootstrapServers() + "/" + topic;
+    }
+
+    /** The client properties that connect to this listener. */
+    public Properties clientProperties() {
+      Properties p = new Properties();
+      p.setProperty("security.protocol", "SASL_SSL");
+      p.setProperty("sasl.mechanism", "PLAIN");
+      p.setProperty(
+          "sasl.jaas.config",
+          "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+              + user
+              + "\" password=\""
+              + password
+              + "\";");
+      p.setProperty("ssl.truststore.type", "PKCS12");
+      p.setProperty("ssl.truststore.location", truststore.toString());
+      p.setProperty("ssl.truststore.password", truststorePassword);
+      return p;
+    }
+  }
+
+  private KafkaBrokerProcess(Path dir, Path config, Path log, int port, SaslSsl saslSsl) {
     this.dir = dir;
     this.config = config;
     this.log = log;
     this.port = port;
+    this.saslSsl = saslSsl;
   }
 
   /** Formats a log directory under {@code dir} and starts the broker. */
   public static KafkaBrokerProcess start(Path dir) throws Exception {
+    return start(dir, null, null);
+  }
+
+  /**
+   * As {@link #start(Path)}, with a SASL_SSL listener that accepts {@code user} with {@code
+   * password} (PLAIN) over TLS; clients trust the broker through a trust store protected by
+   * {@code truststorePassword}.
+   */
+  public static KafkaBrokerProcess startWithSaslSsl(
+      Path dir, String user, String password, String truststorePassword) throws Exception {
+    return start(dir, new String[] {user, password}, truststorePassword);
+  }
+
+  private static KafkaBrokerProcess start(Path dir, String[] sasl, String truststorePassword)
+      throws Exception {
     Files.createDirectories(dir);
     int brokerPort = freePort();
     int controllerPort = freePort();
@@ -56,6 +116,10 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     p.put("controller.listener.names", "CONTROLLER");
     p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
     p.put("inter.broker.listener.name", "PLAINTEXT");
+    SaslSsl saslSsl = null;
+    if (sasl != null) {
+      saslSsl = saslSslListener(dir, p, sasl[0], sasl[1], truststorePassword);
+    }
     p.put("log.dirs", dir.resolve("logs").toString());
     p.put("offsets.topic.replication.factor", "1");
     p.put("offsets.topic.num.partitions", "1");
@@ -87,9 +151,92 @@ public final class KafkaBrokerProcess implements AutoCloseable {
       ChildProcesses.kill(format);
       throw new IllegalStateException("kafka storage format failed\n" + ChildProcesses.tail(log, 30));
     }
-    KafkaBrokerProcess broker = new KafkaBrokerProcess(dir, config, log, brokerPort);
+    KafkaBrokerProcess broker = new KafkaBrokerProcess(dir, config, log, brokerPort, saslSsl);
     broker.startAgain();
     return broker;
+  }
+
+  /**
+   * Adds the SASL_SSL listener to the broker's properties {@code p}: a key pair and self-signed
+   * certificate for 127.0.0.1 made by the JDK's keytool, valid for two days.
+   */
+  private static SaslSsl saslSslListener(
+      Path dir, Properties p, String user, String password, String truststorePassword)
+      throws Exception {
+    Path tls = Files.createDirectories(dir.resolve("tls"));
+    Path keystore = tls.resolve("broker.p12");
+    Path certificate = tls.resolve("broker.pem");
+    Path truststore = tls.resolve("truststore.p12");
+    String keystorePassword = "broker-" + Uuid.randomUuid();
+    keytool(tls, "-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048",
+        "-dname", "CN=127.0.0.1", "-ext", "SAN=IP:127.0.0.1", "-validity", "2",
+        "-storetype", "PKCS12", "-keystore", keystore.toString(),
+        "-storepass", keystorePassword, "-keypass", keystorePassword);
+    keytool(tls, "-exportcert", "-alias", "broker", "-rfc", "-keystore", keystore.toString(),
+        "-storepass", keystorePassword, "-file", certificate.toString());
+    keytool(tls, "-importcert", "-noprompt", "-alias", "broker", "-file", certificate.toString(),
+        "-storetype", "PKCS12", "-keystore", truststore.toString(),
+        "-storepass", truststorePassword);
+    int saslPort = freePort();
+    p.put("listeners", p.getProperty("listeners") + ",SASL_SSL://127.0.0.1:" + saslPort);
+    p.put(
+        "advertised.listeners",
+        p.getProperty("advertised.listeners") + ",SASL_SSL://127.0.0.1:" + saslPort);
+    p.put(
+        "listener.security.protocol.map",
+        p.getProperty("listener.security.protocol.map") + ",SASL_SSL:SASL_SSL");
+    p.put("sasl.enabled.mechanisms", "PLAIN");
+    p.put(
+        "listener.name.sasl_ssl.plain.sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+            + user
+            + "=\""
+            + password
+            + "\";");
+    p.put("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
+    p.put("listener.name.sasl_ssl.ssl.keystore.location", keystore.toString());
+    p.put("listener.name.sasl_ssl.ssl.keystore.password", keystorePassword);
+    p.put("listener.name.sasl_ssl.ssl.key.password", keystorePassword);
+    return new SaslSsl(saslPort, user, password, truststore, truststorePassword);
+  }
+
+  private static void keytool(Path dir, String... args) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    cmd.addAll(List.of(args));
+    Path out = dir.resolve("keytool.log");
+    Process k = ChildProcesses.start(cmd, out);
+    if (!k.waitFor(60, TimeUnit.SECONDS) || k.exitValue() != 0) {
+      ChildProcesses.kill(k);
+      throw new IllegalStateException("keytool " + args[0] + " failed\n" + ChildProcesses.tail(out, 20));
+    }
+  }
+
+  /** The SASL_SSL listener of a broker from {@link #startWithSaslSsl}. */
+  public SaslSsl saslSsl() {
+    if (saslSsl == null) {
+      throw new IllegalStateException("this broker was started without a SASL_SSL listener");
+    }
+    return saslSsl;
+  }
+
+  /**
+   * Produces UTF-8 lines in order (null key) over the PLAINTEXT listener and waits until all are
+   * acknowledged.
+   */
+  public void produceLines(String topic, List<String> lines) throws Exception {
+    Map<String, Object> config =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            ProducerConfig.ACKS_CONFIG, "all",
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+      for (String line : lines) {
+        producer.send(new ProducerRecord<>(topic, line.getBytes(StandardCharsets.UTF_8)));
+      }
+      producer.flush();
+    }
   }
 
   /** Starts the broker process (again) on the same ports and data, and waits until it answers. */

@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
@@ -308,13 +310,12 @@ final class MaintenanceCommands {
     static String quoted(String id) {
       try {
         return JSON.writeValueAsString(id);
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      } catch (JsonProcessingException e) {
         throw new IllegalStateException(e);
       }
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
-        new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Map<String, Long> versions(String warehouse) {
       Map<String, Long> versions = new java.util.HashMap<>();

@@ -44,9 +44,9 @@ record ReplaySettings(
   static final String ID_PREFIX = "replay-";
 
   /**
-   * A run id a selection names: the form run ids were accepted in before they had to be {@link
-   * WarehouseIds}, so that a run stored with such an id can still be replayed. A selection only
-   * compares it with stored rows; it never names a file.
+   * A run id a selection names: wider than {@link WarehouseIds} (it admits {@code :}, which stored
+   * rows may hold), since a selection only compares it with the rows' run ids and never names a
+   * file.
    */
   private static final Pattern SELECTED_RUN_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 

@@ -1,5 +1,6 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.deltalake.ContainedPaths;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -283,7 +284,7 @@ final class RunCommand implements Callable<Integer> {
     if (Files.exists(exp) && Expected.read(exp).config().equals(config)) {
       return dir;
     }
-    deleteTree(dir);
+    deleteTree(work, dir);
     long t0 = System.nanoTime();
     Expected e = new Generator(config).generate(dir);
     System.out.printf("generated %s: %d events, %.0f MB in %.1f s%n", name, e.events(), e.payloadBytes() / 1e6,
@@ -310,7 +311,7 @@ final class RunCommand implements Callable<Integer> {
     if (reuse && Files.exists(runDir.resolve("log.txt"))) {
       return new Row(name, contender, null, previousFailure(runDir.resolve("log.txt"), limit, e), e);
     }
-    deleteTree(runDir);
+    deleteTree(work, runDir);
     Files.createDirectories(runDir);
     Path result = runDir.resolve("result.json");
     Path log = runDir.resolve("log.txt");
@@ -357,11 +358,11 @@ final class RunCommand implements Callable<Integer> {
       return new Row(name, contender, null, "failed (exit " + p.exitValue() + "), see " + log, e);
     }
     RunResult r = RunResult.read(result);
-    deleteTree(runDir.resolve("work/checkpoint"));
+    deleteTree(work, runDir.resolve("work/checkpoint"));
     // Keep the tables of the SparkRunner run at the lookup size for the lookup measurement.
     if (jfr != null || !repeat.isEmpty()
         || !(contender.equals("spark") && name.equals("u" + lookupSize))) {
-      deleteTree(runDir.resolve("work"));
+      deleteTree(work, runDir.resolve("work"));
     }
     return new Row(name, contender, r, null, e);
   }
@@ -397,7 +398,9 @@ final class RunCommand implements Callable<Integer> {
         r.agrees() ? "" : "  DISAGREES, expected " + r.expectedCounts().brief());
   }
 
-  static void deleteTree(Path dir) throws IOException {
+  /** Deletes {@code dir}, which names a data set or run and must lie inside {@code folder}. */
+  static void deleteTree(Path folder, Path dir) throws IOException {
+    ContainedPaths.requireStrictChild(folder, dir);
     if (!Files.exists(dir)) {
       return;
     }

@@ -111,7 +111,10 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setEmitMatches(boolean value);
 
-  @Description("Id of this run, stored with every row; default generated from the start time")
+  @Description(
+      "Id of this run, stored with every row and naming its folders: 1 to 128 letters, digits,"
+          + " '_', '-' or '.', starting with a letter or digit, without '..'; default generated"
+          + " from the start time")
   @Default.InstanceFactory(RunIdFactory.class)
   String getRunId();
 

@@ -1,6 +1,7 @@
 package io.streamrecon.pipeline;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.io.InputSpec;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.joda.time.Duration;
 
 /**
@@ -57,8 +57,6 @@ public record ReconcileSettings(
     boolean streaming,
     ComparisonRules rules,
     int autoCompactFiles) {
-
-  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
   public ReconcileSettings {
     keyFields = List.copyOf(keyFields);
@@ -137,13 +135,8 @@ public record ReconcileSettings(
               + PairEvents.MAX_BUCKETS
               + " (1024 by default)");
     }
-    String runId = o.getRunId();
-    if (runId == null || !RUN_ID.matcher(runId).matches()) {
-      throw new IllegalArgumentException(
-          "--runId="
-              + runId
-              + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
-    }
+    // The run id names folders in the warehouse (the run's row key sidecars).
+    String runId = WarehouseIds.check("runId", o.getRunId());
     Duration commit = commitInterval(o);
     Duration rawCommit = rawCommitInterval(o, expiry, commit);
     Map<String, String> kafka =

@@ -46,6 +46,9 @@ public class ReconcileSettingsTest {
     assertEquals(PairEvents.Expiry.EVENT_TIME, s.expiry());
     assertFalse(s.emitMatches());
     assertThat(s.runId(), startsWith("run-"));
+    assertTrue(
+        "the generated run id names a folder: " + s.runId(),
+        io.streamrecon.deltalake.WarehouseIds.isValid(s.runId()));
     assertEquals(Duration.standardSeconds(5), s.commitInterval());
     assertEquals(Duration.standardSeconds(30), s.kafkaMaxOutOfOrderness());
     assertEquals(Duration.standardSeconds(30), s.kafkaIdleAfter());
@@ -201,6 +204,13 @@ public class ReconcileSettingsTest {
     assertError("--maxEventBytes=0 is out of range: 1 to 67108864", "--source=a", "--target=b",
         "--maxEventBytes=0");
     assertError("--runId=a b is not valid", "--source=a", "--target=b", "--runId=a b");
+    for (String id : new String[] {"..", ".", "a:b", "a/b", "-a"}) {
+      assertError(
+          "--runId=" + id + " is not valid: " + io.streamrecon.deltalake.WarehouseIds.FORM,
+          "--source=a",
+          "--target=b",
+          "--runId=" + id);
+    }
     assertError("--kafkaProperties: item 1 is not key=value", "--source=a", "--target=b",
         "--kafkaProperties=nonsense");
     assertError("--kafkaProperties: sasl.jaas.config is a secret", "--source=a", "--target=b",

@@ -70,9 +70,10 @@ public final class DeltaLakeAppender<T> implements AutoCloseable {
       Configuration conf, String warehouse, String runId, TableLayout<T> layout) {
     Objects.requireNonNull(conf, "conf");
     DeltaLakeIO.checkWarehouse(warehouse);
-    if (runId == null || runId.isBlank() || runId.length() > DeltaLakeIO.MAX_RUN_ID_LENGTH) {
+    // The run id names the folder of the appender's row key sidecars.
+    if (!WarehouseIds.isValid(runId)) {
       throw new IllegalArgumentException(
-          "runId must be 1 to " + DeltaLakeIO.MAX_RUN_ID_LENGTH + " non-blank characters, got "
+          "runId must be " + WarehouseIds.FORM + ", got "
               + (runId == null ? "null" : "\"" + runId + "\""));
     }
     return new DeltaLakeAppender<>(

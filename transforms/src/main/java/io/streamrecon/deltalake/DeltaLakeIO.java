@@ -196,9 +196,10 @@ public final class DeltaLakeIO {
     }
 
     WriteConfig withRunId(String value) {
-      if (value == null || value.isBlank() || value.length() > MAX_RUN_ID_LENGTH) {
+      // The run id names the folder of the run's row key sidecars.
+      if (!WarehouseIds.isValid(value)) {
         throw new IllegalArgumentException(
-            "runId must be 1 to " + MAX_RUN_ID_LENGTH + " non-blank characters, got " + quote(value));
+            "runId must be " + WarehouseIds.FORM + ", got " + quote(value));
       }
       return new WriteConfig(
           warehouse, value, commitInterval, writerId, stableInput, autoCompactFiles);

@@ -112,7 +112,7 @@ public final class DeltaLakeMaintenance {
   /**
    * What {@link #forget} did to one table: rows removed, difference values (deltas) or raw inputs
    * (dead letters) cleared, files rewritten; {@code version} is the commit, -1 when nothing was to
-   * erase.
+   * erase; {@code naturalIdsErased} the ids of the rows the commit changed.
    */
   public record ForgetResult(
       String table,
@@ -121,7 +121,12 @@ public final class DeltaLakeMaintenance {
       int filesRewritten,
       int filesAdded,
       long version,
-      int conflictsRetried) {
+      int conflictsRetried,
+      Set<String> naturalIdsErased) {
+
+    public ForgetResult {
+      naturalIdsErased = Set.copyOf(naturalIdsErased);
+    }
 
     /** Whether this table held nothing of the ids (any more). */
     public boolean nothingErased() {

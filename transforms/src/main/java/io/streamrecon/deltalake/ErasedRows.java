@@ -52,8 +52,13 @@ final class ErasedRows {
    * @param row the row to store instead, or {@code null} when the row goes
    * @param changed whether the row differs from the stored one (a file is rewritten for it)
    * @param valuesCleared difference values (source or target) set to null
+   * @param naturalId the id the row was changed for, {@code null} when unchanged
    */
-  record Outcome(Map<String, Object> row, boolean changed, long valuesCleared) {}
+  record Outcome(Map<String, Object> row, boolean changed, long valuesCleared, String naturalId) {
+    static Outcome unchanged(Map<String, Object> row) {
+      return new Outcome(row, false, 0, null);
+    }
+  }
 
   /**
    * Whether a data file whose statistics are {@code statsJson} can hold a row to erase: some id
@@ -89,10 +94,10 @@ final class ErasedRows {
 
   Outcome apply(String table, Map<String, Object> row) {
     return switch (table) {
-      case DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.LATE_EVENTS ->
-          ids.contains(text(row.get(PayloadReader.NATURAL_ID)))
-              ? new Outcome(null, true, 0)
-              : new Outcome(row, false, 0);
+      case DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.LATE_EVENTS -> {
+        String id = text(row.get(PayloadReader.NATURAL_ID));
+        yield ids.contains(id) ? new Outcome(null, true, 0, id) : Outcome.unchanged(row);
+      }
       case DeltaLakeIO.DELTAS -> deltas(row);
       case DeltaLakeIO.DEAD_LETTERS -> deadLetter(row);
       default -> throw new IllegalArgumentException("unknown table " + table);
@@ -102,8 +107,9 @@ final class ErasedRows {
   @SuppressWarnings("unchecked")
   private Outcome deltas(Map<String, Object> row) {
     Object differences = row.get("differences");
-    if (!ids.contains(text(row.get(PayloadReader.NATURAL_ID))) || differences == null) {
-      return new Outcome(row, false, 0);
+    String id = text(row.get(PayloadReader.NATURAL_ID));
+    if (!ids.contains(id) || differences == null) {
+      return Outcome.unchanged(row);
     }
     long cleared = 0;
     List<Map<String, Object>> kept = new ArrayList<>();
@@ -118,18 +124,18 @@ final class ErasedRows {
       kept.add(copy);
     }
     if (cleared == 0) {
-      return new Outcome(row, false, 0);
+      return Outcome.unchanged(row);
     }
     Map<String, Object> erased = new LinkedHashMap<>(row);
     erased.put("differences", kept);
-    return new Outcome(erased, true, cleared);
+    return new Outcome(erased, true, cleared, id);
   }
 
   private Outcome deadLetter(Map<String, Object> row) {
     String encoding = text(row.get("raw_encoding"));
     String raw = text(row.get("raw"));
     if (ERASED_ENCODING.equals(encoding) || raw == null) {
-      return new Outcome(row, false, 0);
+      return Outcome.unchanged(row);
     }
     byte[] input;
     try {
@@ -138,16 +144,16 @@ final class ErasedRows {
               ? Base64.getDecoder().decode(raw)
               : raw.getBytes(StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
-      return new Outcome(row, false, 0); // not base64 after all: no id can be read from it
+      return Outcome.unchanged(row); // not base64 after all: no id can be read from it
     }
     String id = parser.naturalIdOf(input);
     if (id == null || !ids.contains(id)) {
-      return new Outcome(row, false, 0);
+      return Outcome.unchanged(row);
     }
     Map<String, Object> erased = new LinkedHashMap<>(row);
     erased.put("raw", new byte[0]);
     erased.put("raw_encoding", ERASED_ENCODING.getBytes(StandardCharsets.UTF_8));
-    return new Outcome(erased, true, 1);
+    return new Outcome(erased, true, 1, id);
   }
 
   private static String text(Object value) {

@@ -63,12 +63,13 @@ final class Erasure {
     for (int attempt = 1; attempt <= DeltaLakeMaintenance.MAX_ATTEMPTS; attempt++) {
       Snapshot snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
       if (snapshot == null) {
-        return new ForgetResult(table, 0, 0, 0, 0, -1, conflicts);
+        return new ForgetResult(table, 0, 0, 0, 0, -1, conflicts, Set.of());
       }
       List<AddFile> inputs = new ArrayList<>();
       List<DataFile> outputs = new ArrayList<>();
       long removed = 0;
       long cleared = 0;
+      Set<String> erasedIds = new HashSet<>();
       try {
         for (AddFile f : DeltaLakeCompaction.liveFiles(engine, root, snapshot)) {
           if (!rows.mayHold(table, DeltaLakeCompaction.stats(f))
@@ -80,13 +81,14 @@ final class Erasure {
           outputs.addAll(r.files);
           removed += r.removed;
           cleared += r.cleared;
+          erasedIds.addAll(r.naturalIds);
         }
       } catch (IOException | RuntimeException e) {
         deleteQuietly(withStore, root, outputs);
         throw e;
       }
       if (inputs.isEmpty()) {
-        return new ForgetResult(table, 0, 0, 0, 0, -1, conflicts);
+        return new ForgetResult(table, 0, 0, 0, 0, -1, conflicts, Set.of());
       }
       List<Row> actions = new ArrayList<>();
       long now = System.currentTimeMillis();
@@ -107,7 +109,14 @@ final class Erasure {
                 CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
         RowKeys.removeSidecarsOfRun(withStore, root, sidecarRun);
         return new ForgetResult(
-            table, removed, cleared, inputs.size(), outputs.size(), result.getVersion(), conflicts);
+            table,
+            removed,
+            cleared,
+            inputs.size(),
+            outputs.size(),
+            result.getVersion(),
+            conflicts,
+            erasedIds);
       } catch (ConcurrentWriteException e) {
         // A file this commit removes was removed first by another commit: plan again from the
         // snapshot that commit made, so its files are erased too.
@@ -166,7 +175,8 @@ final class Erasure {
     return changed;
   }
 
-  private record Rewritten(List<DataFile> files, long removed, long cleared) {}
+  private record Rewritten(
+      List<DataFile> files, long removed, long cleared, Set<String> naturalIds) {}
 
   /** Every row of {@code f}, in order, as erasure leaves it, into one new file. */
   private static Rewritten rewrite(
@@ -184,6 +194,7 @@ final class Erasure {
     long read = 0;
     long removed = 0;
     long cleared = 0;
+    Set<String> naturalIds = new HashSet<>();
     Map<String, String> partitionValues = DeltaLakeCompaction.partitionValues(f);
     try (DataFileWriter<Map<String, Object>> writer =
         new DataFileWriter<>(
@@ -207,6 +218,9 @@ final class Erasure {
           ErasedRows.Outcome o =
               rows.apply(layout.name, DeltaLakeCompaction.toRow(g, layout, partitionValues));
           cleared += o.valuesCleared();
+          if (o.changed()) {
+            naturalIds.add(o.naturalId());
+          }
           if (o.row() == null) {
             removed++;
           } else {
@@ -224,7 +238,7 @@ final class Erasure {
                 + (expected >= 0 ? " (its stats count " + expected + ")" : "") + " and wrote "
                 + written + " for " + kept + " kept; nothing committed");
       }
-      return new Rewritten(files, removed, cleared);
+      return new Rewritten(files, removed, cleared, naturalIds);
     }
   }
 

@@ -12,7 +12,6 @@ import java.io.PushbackInputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -95,11 +94,9 @@ final class RowKeys {
   /** Removes the sidecars a run wrote under a table (the run is over: nothing replays them). */
   static void removeSidecarsOfRun(Configuration conf, Path tableRoot, String runId)
       throws IOException {
-    Path dir = new Path(new Path(tableRoot, SIDECAR_DIRECTORY), runId);
-    FileSystem fs = dir.getFileSystem(conf);
-    if (fs.exists(dir)) {
-      fs.delete(dir, true);
-    }
+    Path sidecars = new Path(tableRoot, SIDECAR_DIRECTORY);
+    Path dir = new Path(sidecars, runId);
+    ContainedPaths.deleteRecursively(dir.getFileSystem(conf), sidecars, dir);
   }
 
   /** One row's keys: its identity and the layout's extra bytes (empty when it has none). */

@@ -82,6 +82,12 @@ public class ErasureTest {
     assertEquals(0, r.get(DeltaLakeIO.DELTAS).rowsRemoved());
     assertEquals(1, r.get(DeltaLakeIO.LATE_EVENTS).rowsRemoved());
     assertEquals(1, r.get(DeltaLakeIO.DEAD_LETTERS).valuesCleared());
+    // Which ids each table held, so that the command can name the ids no table held.
+    assertEquals(ids, r.get(DeltaLakeIO.RAW_EVENTS).naturalIdsErased());
+    assertEquals(ids, r.get(DeltaLakeIO.DELTAS).naturalIdsErased());
+    assertEquals(1, r.get(DeltaLakeIO.LATE_EVENTS).naturalIdsErased().size());
+    assertEquals(1, r.get(DeltaLakeIO.DEAD_LETTERS).naturalIdsErased().size());
+    assertTrue(ids.containsAll(r.get(DeltaLakeIO.DEAD_LETTERS).naturalIdsErased()));
 
     Map<String, Map<String, Object>> raw = rowsByKey(warehouse, DeltaLakeIO.RAW_EVENTS);
     Map<String, Map<String, Object>> rawBefore = before.get(DeltaLakeIO.RAW_EVENTS);
@@ -181,6 +187,7 @@ public class ErasureTest {
     for (ForgetResult r :
         DeltaLakeMaintenance.forget(ErasureFixture.CONF, warehouse, Set.of("nobody"), KEYS)) {
       assertTrue(r.nothingErased());
+      assertEquals(Set.of(), r.naturalIdsErased());
       assertEquals(
           (long) versions.get(r.table()), DeltaLakeTables.tableVersion(warehouse, r.table()));
     }
@@ -257,11 +264,11 @@ public class ErasureTest {
   @Test
   public void describeSaysWhatWasErasedPerTable() {
     assertThat(
-        new ForgetResult(DeltaLakeIO.DELTAS, 0, 6, 2, 2, 9, 1).describe(),
+        new ForgetResult(DeltaLakeIO.DELTAS, 0, 6, 2, 2, 9, 1, Set.of("a")).describe(),
         containsString("deltas: 6 difference value(s) cleared, rows kept; 2 file(s) rewritten"
             + " into 2 in version 9; 1 conflict(s) retried"));
     assertThat(
-        new ForgetResult(DeltaLakeIO.RAW_EVENTS, 4, 0, 3, 2, 7, 0).describe(),
+        new ForgetResult(DeltaLakeIO.RAW_EVENTS, 4, 0, 3, 2, 7, 0, Set.of("a")).describe(),
         containsString("raw_events: 4 row(s) removed; 3 file(s) rewritten into 2 in version 7"));
   }
 }

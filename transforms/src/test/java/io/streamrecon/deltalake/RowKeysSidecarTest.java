@@ -3,6 +3,7 @@ package io.streamrecon.deltalake;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.Event;
@@ -136,6 +137,16 @@ public class RowKeysSidecarTest {
     DeltaLakeMaintenance.removeRowKeySidecars(conf, sidecarWh, "run-1");
     assertFalse(Files.exists(table.resolve("_streamrecon_row_keys/run-1")));
     DeltaLakeMaintenance.removeRowKeySidecars(conf, sidecarWh, "run-1"); // nothing left: fine
+
+    // A run id that resolves to the sidecar folder or the table is refused, and nothing goes.
+    for (String runId : new String[] {"..", "."}) {
+      assertThrows(
+          runId,
+          IllegalStateException.class,
+          () -> DeltaLakeMaintenance.removeRowKeySidecars(conf, sidecarWh, runId));
+    }
+    assertTrue(Files.isDirectory(table.resolve("_streamrecon_row_keys")));
+    assertEquals(45, DeltaLakeTables.readRows(sidecarWh, DeltaLakeIO.RAW_EVENTS).size());
   }
 
   @Test

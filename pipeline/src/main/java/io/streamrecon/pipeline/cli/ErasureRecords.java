@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeMaintenance.ForgetResult;
+import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Pointer;
 import java.io.IOException;
@@ -45,7 +46,8 @@ final class ErasureRecords {
   record Erasure(String erasureId, String erasedAt, String state) {}
 
   static Path recordPath(String warehouse, String erasureId) {
-    return new Path(new Path(warehouse, DIR), erasureId + ".json");
+    return new Path(
+        new Path(warehouse, DIR), WarehouseIds.checkStored("erasure id", erasureId) + ".json");
   }
 
   /** Writes (or completes) the record of an erasure and returns its path. */

@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
@@ -166,27 +168,44 @@ final class MaintenanceCommands {
   /**
    * {@code forget}: erases natural ids, their payloads and raw values, from every table, one commit
    * per table (docs/design.md#erasure), and writes the erasure's record for {@code explain} and
-   * auditors.
+   * auditors. Ids are matched exactly, as the run stored them; an id no table held is named after
+   * the others are erased, and makes the exit code {@link StreamRecon#EXIT_COUNTS} unless {@code
+   * --allowMissing}: an erasure that silently missed an id (a typo, a stray blank) would leave the
+   * payload stored while the caller believes it gone.
    */
   @Command(
       name = "forget",
       description =
           "Erase natural ids: remove their raw events and late events, clear the values of their"
               + " delta records and the raw input of dead letters that name them; one commit per"
-              + " table, safe while a pipeline writes. A later vacuum deletes the old files.")
+              + " table, safe while a pipeline writes. A later vacuum deletes the old files. Ids"
+              + " match exactly (no trimming). An id no table holds is named and makes the exit"
+              + " code 3, after the others are erased, unless --allowMissing.")
   static final class Forget implements Callable<Integer> {
     private static final DateTimeFormatter ID_TIME =
         DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
 
     @Mixin WarehouseOption warehouse;
 
-    @Option(names = "--naturalId", description = "The natural id(s) to erase: ID[,ID...]")
+    @Option(
+        names = "--naturalId",
+        description =
+            "The natural id(s) to erase: ID[,ID...], each exactly as stored (spaces included)")
     String naturalId;
 
     @Option(
         names = "--naturalIdFile",
-        description = "A file of natural ids to erase, one per line (blank lines are skipped)")
+        description =
+            "A file of natural ids to erase, one per line, each line exactly as written (only the"
+                + " line break removed); empty and whitespace-only lines are skipped")
     String naturalIdFile;
+
+    @Option(
+        names = "--allowMissing",
+        description =
+            "Exit 0 even when some id is held by no table (already erased, or never stored);"
+                + " such ids are still listed")
+    boolean allowMissing;
 
     @Option(
         names = "--keyField",
@@ -227,22 +246,76 @@ final class MaintenanceCommands {
       for (DeltaLakeMaintenance.ForgetResult r : results) {
         out.println(r.describe());
       }
-      if (results.stream().allMatch(DeltaLakeMaintenance.ForgetResult::nothingErased)) {
+      Set<String> erased = new LinkedHashSet<>(ids);
+      List<String> missing = new ArrayList<>();
+      for (String id : ids) {
+        if (results.stream().noneMatch(r -> r.naturalIdsErased().contains(id))) {
+          erased.remove(id);
+          missing.add(id);
+        }
+      }
+      if (erased.isEmpty()) {
         ErasureRecords.delete(location, erasureId);
         out.println(
             "nothing erased: no table holds a payload or value of these ids (any more); no"
                 + " record written");
       } else {
         out.println(
-            "record: "
+            "erased: "
+                + erased.size()
+                + " natural id(s); record: "
                 + ErasureRecords.write(
-                    location, erasureId, now.toString(), ErasureRecords.DONE, ids, keys, results)
+                    location, erasureId, now.toString(), ErasureRecords.DONE, erased, keys,
+                    results)
                 + "; the old files stay readable to time travel until a vacuum deletes them"
                 + " (vacuum --retain, 7d by default; docs/operations.md#erasure)");
       }
+      if (!missing.isEmpty()) {
+        out.println("not found in any table: " + missing.size() + " natural id(s):");
+        missing.forEach(id -> out.println("  " + quoted(id)));
+      }
       out.flush();
-      return 0;
+      if (missing.isEmpty() || allowMissing) {
+        return 0;
+      }
+      System.err.println(
+          "streamrecon: forget: "
+              + missing.size()
+              + " of "
+              + ids.size()
+              + " natural id(s) not found in any table (already erased, never stored, or not"
+              + " written exactly as stored): "
+              + quotedList(missing)
+              + (erased.isEmpty() ? "" : "; the others were erased")
+              + "; --allowMissing accepts that");
+      return StreamRecon.EXIT_COUNTS;
     }
+
+    /** Most missing ids the error line names; stdout lists them all. */
+    private static final int MISSING_IN_ERROR_LINE = 5;
+
+    private static String quotedList(List<String> ids) {
+      List<String> shown = new ArrayList<>();
+      for (String id : ids.subList(0, Math.min(ids.size(), MISSING_IN_ERROR_LINE))) {
+        shown.add(quoted(id));
+      }
+      String more =
+          ids.size() > MISSING_IN_ERROR_LINE
+              ? " and " + (ids.size() - MISSING_IN_ERROR_LINE) + " more (listed on stdout)"
+              : "";
+      return String.join(", ", shown) + more;
+    }
+
+    /** A JSON string, so that an id's leading or trailing spaces show. */
+    static String quoted(String id) {
+      try {
+        return JSON.writeValueAsString(id);
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private static Map<String, Long> versions(String warehouse) {
       Map<String, Long> versions = new java.util.HashMap<>();
@@ -252,12 +325,16 @@ final class MaintenanceCommands {
       return versions;
     }
 
+    /**
+     * The ids as given: a natural id is an exact string (docs/design.md), so nothing is trimmed; an
+     * empty or whitespace-only entry or line is skipped, since no natural id is blank.
+     */
     static Set<String> naturalIds(String list, String file) throws IOException {
       Set<String> ids = new LinkedHashSet<>();
       if (list != null) {
         for (String id : list.split(",")) {
           if (!id.isBlank()) {
-            ids.add(id.strip());
+            ids.add(id);
           }
         }
       }
@@ -266,9 +343,10 @@ final class MaintenanceCommands {
         if (!Files.isRegularFile(path)) {
           throw new IllegalArgumentException("--naturalIdFile=" + file + " is not a file");
         }
+        // readAllLines removes only the line terminator (\n, \r\n or \r).
         for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
           if (!line.isBlank()) {
-            ids.add(line.strip());
+            ids.add(line);
           }
         }
       }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.VerdictScan;
+import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.pipeline.DurationParser;
@@ -406,7 +407,8 @@ final class ReplayCommand implements Callable<Integer> {
   }
 
   static Path recordPath(String warehouse, String replayId) {
-    return new Path(new Path(warehouse, RECORDS_DIR), replayId + ".json");
+    return new Path(
+        new Path(warehouse, RECORDS_DIR), WarehouseIds.check("replayId", replayId) + ".json");
   }
 
   /** Writes {@code <warehouse>/_replays/<replayId>.json}: what was replayed, how, the result. */

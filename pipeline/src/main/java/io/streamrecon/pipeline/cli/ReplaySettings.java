@@ -1,6 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import java.time.ZoneOffset;
@@ -42,7 +43,12 @@ record ReplaySettings(
   /** The prefix of a generated replay id, which tells a replay's rows from a live run's. */
   static final String ID_PREFIX = "replay-";
 
-  private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+  /**
+   * A run id a selection names: wider than {@link WarehouseIds} (it admits {@code :}, which stored
+   * rows may hold), since a selection only compares it with the rows' run ids and never names a
+   * file.
+   */
+  private static final Pattern SELECTED_RUN_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
   /** Options of {@code run} that say how to read or key the inputs: fixed by the stored rows. */
   private static final Set<String> INPUT_OPTIONS =
@@ -104,11 +110,9 @@ record ReplaySettings(
     }
     if (replayId == null) {
       replayId = newReplayId();
-    } else if (!RUN_ID.matcher(replayId).matches()) {
-      throw new IllegalArgumentException(
-          "--replayId="
-              + replayId
-              + " is not valid: 1 to 128 letters, digits, '.', '_', ':' or '-'");
+    } else {
+      // The replay id names its record, _replays/<replayId>.json, and its row key sidecars.
+      WarehouseIds.check("replayId", replayId);
     }
     StreamRecon.refuseRepeatedOptions(beam);
     ReconcileOptions options;
@@ -130,7 +134,7 @@ record ReplaySettings(
 
     List<String> runIds = list(mine.get("runId"));
     for (String r : runIds) {
-      if (!RUN_ID.matcher(r).matches()) {
+      if (!SELECTED_RUN_ID.matcher(r).matches()) {
         throw new IllegalArgumentException(
             "--runId=" + r + " is not a run id: 1 to 128 letters, digits, '.', '_', ':' or '-'");
       }

@@ -51,7 +51,10 @@ public final class StreamRecon implements Callable<Integer> {
   public static final int EXIT_USAGE = 2;
   /** Exit code for a run that failed. */
   public static final int EXIT_FAILED = 1;
-  /** Exit code for a run whose counts do not add up. */
+  /**
+   * Exit code for a run whose counts do not add up, and for a {@code forget} that found some id in
+   * no table: the command finished, but did not do all it was asked.
+   */
   public static final int EXIT_COUNTS = 3;
 
   /** Whether {@code --verbose} was given: library logs at INFO and a failure's stack trace. */

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.run;
 
+import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.io.InputSpec;
@@ -17,7 +18,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
@@ -39,7 +39,6 @@ public final class JobCheckpoints {
   /** The manifest's file name inside a job's checkpoint root. */
   public static final String MANIFEST = "job.json";
 
-  private static final Pattern JOB_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
 
@@ -54,13 +53,8 @@ public final class JobCheckpoints {
   public static JobIdentity prepare(ReconcileOptions options, ReconcileSettings s) {
     String jobName =
         RunnerSupport.isExplicit(options, "jobName") ? options.getJobName() : defaultJobName(s);
-    if (jobName == null || !JOB_NAME.matcher(jobName).matches()) {
-      throw new IllegalArgumentException(
-          "--jobName="
-              + jobName
-              + " is not valid: 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or"
-              + " digit (it names the checkpoint directory)");
-    }
+    // The job name names the checkpoint directory.
+    WarehouseIds.check("jobName", jobName);
     String root = Warehouse.of(s.warehouse()).uri() + "/" + DIR + "/" + jobName;
     org.apache.hadoop.fs.Path rootPath = new org.apache.hadoop.fs.Path(root);
     org.apache.hadoop.fs.Path manifestPath = new org.apache.hadoop.fs.Path(rootPath, MANIFEST);
@@ -78,6 +72,19 @@ public final class JobCheckpoints {
       java.util.Map<String, String> current = JobManifest.stateOptions(s);
       if (fs.exists(manifestPath)) {
         JobManifest m = JobManifest.fromJson(read(fs, manifestPath), manifestPath.toString());
+        if (!WarehouseIds.isValid(m.runId())) {
+          // The resumed run id names folders in the warehouse, as a given --runId does.
+          throw new IllegalArgumentException(
+              "job "
+                  + jobName
+                  + " is run "
+                  + m.runId()
+                  + " (in "
+                  + manifestPath
+                  + "), which is not a valid run id ("
+                  + WarehouseIds.FORM
+                  + "): add --fresh to start a new run");
+        }
         java.util.Optional<String> otherRelease = m.releaseMismatch(Release.VERSION);
         if (otherRelease.isPresent()) {
           throw new IllegalArgumentException(

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.run;
 
+import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.json.ComparisonRules;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,6 +44,9 @@ public final class RulesArchive {
 
   /** The rules stored under an id, or null when the warehouse has none by that id. */
   public static ComparisonRules load(String warehouse, String rulesId) {
+    if (!WarehouseIds.isValid(rulesId)) {
+      return null; // read from a table's row: no file of the archive can have that name
+    }
     Path file = path(warehouse, rulesId);
     try {
       FileSystem fs = file.getFileSystem(new Configuration());
@@ -58,6 +62,6 @@ public final class RulesArchive {
   }
 
   static Path path(String warehouse, String rulesId) {
-    return new Path(new Path(warehouse, DIR), rulesId + ".json");
+    return new Path(new Path(warehouse, DIR), WarehouseIds.checkStored("rules id", rulesId) + ".json");
   }
 }

@@ -196,7 +196,8 @@ public class ForgetCommandTest {
         deadAfter.stream()
             .anyMatch(d -> new String(d.raw(), StandardCharsets.UTF_8).contains("ord-bad-1")));
 
-    // Again: nothing left, nothing committed, no record.
+    // Again: nothing left, nothing committed, no record; both ids named as not found, which
+    // --allowMissing accepts.
     Map<String, Long> versions = new HashMap<>();
     for (String t : DeltaLakeIO.TABLES) {
       versions.put(t, DeltaLakeTables.tableVersion(warehouse, t));
@@ -206,10 +207,20 @@ public class ForgetCommandTest {
             "forget",
             "--warehouse=" + warehouse,
             "--naturalId=" + mismatchId + "," + deadLetterId);
-    assertEquals(again.err(), 0, again.code());
+    assertEquals(again.err(), StreamRecon.EXIT_COUNTS, again.code());
     assertThat(again.out(), containsString("raw_events: nothing to erase"));
     assertThat(again.out(), containsString("deltas: nothing to erase"));
     assertThat(again.out(), containsString("nothing erased"));
+    assertThat(again.err(), containsString("2 of 2 natural id(s) not found in any table"));
+    Result allowed =
+        execute(
+            "forget",
+            "--warehouse=" + warehouse,
+            "--naturalId=" + mismatchId + "," + deadLetterId,
+            "--allowMissing");
+    assertEquals(allowed.err(), 0, allowed.code());
+    assertEquals("", allowed.err());
+    assertThat(allowed.out(), containsString("not found in any table: 2 natural id(s)"));
     for (String t : DeltaLakeIO.TABLES) {
       assertEquals(t, (long) versions.get(t), DeltaLakeTables.tableVersion(warehouse, t));
     }
@@ -283,5 +294,80 @@ public class ForgetCommandTest {
         execute("forget", "--warehouse=" + warehouse, "--naturalId=a", "--keyField=id");
     assertEquals(StreamRecon.EXIT_USAGE, badKey.code());
     assertThat(badKey.err(), containsString("--keyField=id"));
+  }
+  /** Writes one event per id to both sides and runs them into a new warehouse. */
+  private String warehouseHolding(String... ids) throws Exception {
+    StringBuilder lines = new StringBuilder();
+    for (String id : ids) {
+      lines
+          .append("{\"id\":")
+          .append(MaintenanceCommands.Forget.quoted(id))
+          .append(",\"eventTime\":\"2024-03-01T08:00:00Z\",\"amount\":1}\n");
+    }
+    Path source = tmp.newFile().toPath();
+    Files.writeString(source, lines);
+    String warehouse = tmp.newFolder().getPath();
+    Result run =
+        execute(
+            "run",
+            "--runner=DirectRunner",
+            "--source=" + source,
+            "--target=" + source,
+            "--warehouse=" + warehouse);
+    assertEquals(run.err(), 0, run.code());
+    return warehouse;
+  }
+
+  /** The natural ids of the rows of raw_events. */
+  private static List<String> rawEventIds(String warehouse) {
+    return DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).stream()
+        .map(r -> (String) r.get("natural_id"))
+        .sorted()
+        .toList();
+  }
+
+  @Test
+  public void idsAreMatchedExactlyAsGivenAndAsWrittenInTheFile() throws Exception {
+    String warehouse = warehouseHolding(" pad", "pad", "tail ", "tail");
+    File idFile = tmp.newFile("ids.txt");
+    // Windows line ends and an empty line: only the terminator is removed, the empty line skipped.
+    Files.writeString(idFile.toPath(), "tail \r\n\r\n");
+    Result forget =
+        execute(
+            "forget",
+            "--warehouse=" + warehouse,
+            "--naturalId= pad",
+            "--naturalIdFile=" + idFile);
+    assertEquals(forget.err(), 0, forget.code());
+    assertEquals("each side of the other ids stays", List.of("pad", "pad", "tail", "tail"),
+        rawEventIds(warehouse));
+    assertThat(forget.out(), containsString("forget: 2 natural id(s)"));
+    assertThat(forget.out(), containsString("erased: 2 natural id(s)"));
+  }
+
+  @Test
+  public void anIdNoTableHoldsIsNamedAndFailsTheCommandAfterTheOthersAreErased()
+      throws Exception {
+    String warehouse = warehouseHolding("ord-1", "ord-2");
+    Result forget =
+        execute("forget", "--warehouse=" + warehouse, "--naturalId=ord-1,ord-404, ord-2");
+    assertEquals(forget.err(), StreamRecon.EXIT_COUNTS, forget.code());
+    assertEquals(
+        "one line: " + forget.err(),
+        "streamrecon: forget: 2 of 3 natural id(s) not found in any table (already erased, never"
+            + " stored, or not written exactly as stored): \"ord-404\", \" ord-2\"; the others"
+            + " were erased; --allowMissing accepts that",
+        forget.err().strip());
+    assertThat(forget.out(), containsString("erased: 1 natural id(s); record: "));
+    assertThat(
+        forget.out(),
+        containsString("not found in any table: 2 natural id(s):\n  \"ord-404\"\n  \" ord-2\"\n"));
+    assertEquals("ord-1 is erased all the same", List.of("ord-2", "ord-2"), rawEventIds(warehouse));
+
+    Result allowed =
+        execute("forget", "--warehouse=" + warehouse, "--naturalId=ord-2,ord-405", "--allowMissing");
+    assertEquals(allowed.err(), 0, allowed.code());
+    assertThat(allowed.out(), containsString("not found in any table: 1 natural id(s):\n  \"ord-405\""));
+    assertEquals(List.of(), rawEventIds(warehouse));
   }
 }

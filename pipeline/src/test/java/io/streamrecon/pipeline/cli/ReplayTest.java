@@ -166,6 +166,11 @@ public class ReplayTest {
     assertEquals(1767225600000L, r.since().getMillis());
     assertEquals(1767312000000L, r.until().getMillis());
     assertTrue(r.replayId(), r.replayId().startsWith(ReplaySettings.ID_PREFIX));
+    assertTrue(r.replayId(), io.streamrecon.deltalake.WarehouseIds.isValid(r.replayId()));
+    // A selection only compares run ids with stored rows: the form earlier runs were stored with.
+    assertEquals(
+        List.of("run:1"),
+        ReplaySettings.parse(List.of("--warehouse=/tmp/x", "--runId=run:1")).runIds());
     assertEquals(Status.MATCH.name() + " unchanged", VerdictTransitions.label("MATCH", "MATCH"));
   }
 }

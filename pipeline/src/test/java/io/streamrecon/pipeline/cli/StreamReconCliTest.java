@@ -224,4 +224,57 @@ public class StreamReconCliTest {
         StreamRecon.EXIT_FAILED,
         "streamrecon: explain: cannot read table raw_events under --warehouse=" + warehouse + ": ");
   }
+  /** Every file under {@code dir} with its size and modification time. */
+  private static java.util.Map<String, String> files(Path dir) throws java.io.IOException {
+    java.util.Map<String, String> files = new java.util.TreeMap<>();
+    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.toList()) {
+        files.put(
+            dir.relativize(p).toString(),
+            Files.isDirectory(p) ? "dir" : Files.size(p) + " " + Files.getLastModifiedTime(p));
+      }
+    }
+    return files;
+  }
+
+  @Test
+  public void runAndReplayIdsThatAreNotOnePathSegmentAreRefusedAndTheWarehouseStaysAsItWas()
+      throws Exception {
+    Path source = tmp.newFile("s.jsonl").toPath();
+    Path target = tmp.newFile("t.jsonl").toPath();
+    Files.writeString(source, "{\"id\":\"o-1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"v\":1}\n");
+    Files.writeString(target, "{\"id\":\"o-1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"v\":2}\n");
+    Path warehouse = tmp.newFolder("wh").toPath();
+    String[] run = {
+      "run",
+      "--runner=DirectRunner",
+      "--source=" + source,
+      "--target=" + target,
+      "--warehouse=" + warehouse
+    };
+    Result first = execute(run);
+    assertEquals(first.err(), 0, first.code());
+    java.util.Map<String, String> before = files(warehouse);
+    assertTrue(before.toString(), before.containsKey("deltas/_delta_log"));
+
+    String form = io.streamrecon.deltalake.WarehouseIds.FORM;
+    for (String id : new String[] {"..", ".", "a:b", "a/b", "../wh"}) {
+      String[] withId = java.util.Arrays.copyOf(run, run.length + 1);
+      withId[run.length] = "--runId=" + id;
+      assertOneLine(execute(withId), StreamRecon.EXIT_USAGE, "--runId=" + id + " is not valid: " + form);
+      assertEquals("--runId=" + id, before, files(warehouse));
+    }
+    for (String id : new String[] {"..", ".", "a:b", "a/b"}) {
+      assertOneLine(
+          execute(
+              "replay",
+              "--runner=DirectRunner",
+              "--warehouse=" + warehouse,
+              "--since=1970-01-01",
+              "--replayId=" + id),
+          StreamRecon.EXIT_USAGE,
+          "--replayId=" + id + " is not valid: " + form);
+      assertEquals("--replayId=" + id, before, files(warehouse));
+    }
+  }
 }

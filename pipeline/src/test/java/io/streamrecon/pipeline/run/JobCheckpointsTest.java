@@ -92,6 +92,22 @@ public class JobCheckpointsTest {
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> prepare(options(wh, "--jobName=../x")));
     assertThat(e.getMessage(), containsString("--jobName=../x is not valid"));
+    for (String name : new String[] {"..", ".", "a..b", "a:b"}) {
+      assertThrows(
+          name, IllegalArgumentException.class, () -> prepare(options(wh, "--jobName=" + name)));
+    }
+  }
+
+  @Test
+  public void aManifestWhoseRunIdCannotNameAFolderIsRefusedBeforeItIsResumed() throws Exception {
+    Path wh = tmp.newFolder("wh").toPath();
+    JobIdentity first = prepare(options(wh, "--runId=ok-1"));
+    Path manifest = wh.resolve("_checkpoints").resolve(first.jobName()).resolve("job.json");
+    Files.writeString(manifest, Files.readString(manifest).replace("\"ok-1\"", "\"..\""));
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> prepare(options(wh)));
+    assertThat(e.getMessage(), containsString("is run .. (in "));
+    assertThat(e.getMessage(), containsString("add --fresh"));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.streamrecon.runners.flink;
 
+import io.streamrecon.deltalake.ContainedPaths;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +67,7 @@ final class FlinkCheckpoints {
     int deleted = 0;
     for (FileStatus job : fs.listStatus(storage)) {
       if (job.isDirectory() && !job.getPath().getName().equals(keepJob.getName())) {
-        fs.delete(job.getPath(), true);
+        ContainedPaths.deleteRecursively(fs, storage, job.getPath());
         deleted++;
       }
     }

@@ -28,16 +28,17 @@ public final class SecretLeakCheck {
 
   private final Path dir;
   private final List<String> runnerOptions;
-  private final List<String> jvmFlags;
+  private final CrashHarness.Launcher launcher;
 
   /**
    * @param runnerOptions the runner's options, e.g. {@code --runner=FlinkRunner}
-   * @param jvmFlags flags of the job's JVM (Spark needs the JDK openings)
+   * @param launcher how the job is started (the shipped artifacts: {@link
+   *     CrashHarness#binStreamrecon})
    */
-  public SecretLeakCheck(Path dir, List<String> runnerOptions, List<String> jvmFlags) {
+  public SecretLeakCheck(Path dir, List<String> runnerOptions, CrashHarness.Launcher launcher) {
     this.dir = dir;
     this.runnerOptions = List.copyOf(runnerOptions);
-    this.jvmFlags = List.copyOf(jvmFlags);
+    this.launcher = launcher;
   }
 
   /** Runs the job and asserts that neither secret was written or printed. */
@@ -63,14 +64,8 @@ public final class SecretLeakCheck {
       Path properties = clientProperties(broker.saslSsl());
 
       List<String> cmd = new ArrayList<>();
-      cmd.add(ChildProcesses.java());
-      cmd.add("-Xmx1g");
-      cmd.addAll(jvmFlags);
-      cmd.add("-cp");
-      cmd.add(ChildProcesses.classPath());
-      cmd.add("io.streamrecon.pipeline.cli.StreamRecon");
+      // Library logs at INFO and any stack trace: the most a job ever prints.
       cmd.add("--verbose");
-      cmd.add("run");
       cmd.add("--source=" + broker.saslSsl().uri("src"));
       cmd.add("--target=" + broker.saslSsl().uri("tgt"));
       cmd.add("--warehouse=" + wh);
@@ -80,7 +75,7 @@ public final class SecretLeakCheck {
       cmd.add("--commitInterval=1s");
       cmd.add("--progressInterval=2s");
       cmd.addAll(runnerOptions);
-      job = ChildProcesses.start(cmd, log);
+      job = launcher.start(cmd, log, null, List.of());
       ChildProcesses.await(
           "the job stored every record read over SASL_SSL", 240, job, log,
           () -> CrashHarness.stored(wh) >= 2L * PAIRS);

@@ -93,6 +93,7 @@ final class MaintenanceCommands {
       if (table != null) {
         warehouse.requireTable(table);
       }
+      warehouse.get().requireOwnTables(names);
       for (String name : names) {
         if (!warehouse.get().tableExists(name)) {
           continue;
@@ -140,6 +141,8 @@ final class MaintenanceCommands {
       Instant now = Instant.now();
       Configuration conf = new Configuration();
       List<String> names = tables(table);
+      // Every table is checked before the first is touched: a refusal leaves the warehouse as it was.
+      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       if (retainRawEvents != null) {
         Duration pairing = DurationParser.parse("timeout", timeout);
         Duration lateness =
@@ -154,7 +157,7 @@ final class MaintenanceCommands {
                 .describe());
       }
       for (String name : names) {
-        if (warehouse.get().tableExists(name)) {
+        if (warehouse.get().hasTableFolder(name)) {
           System.out.println(
               DeltaLakeMaintenance.vacuum(conf, warehouse.location(), name, keep, now).describe());
         }
@@ -201,6 +204,7 @@ final class MaintenanceCommands {
       Set<String> ids = naturalIds(naturalId, naturalIdFile);
       List<String> keys = keyFields(keyField);
       warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
+      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       String location = warehouse.location();
       java.time.Instant now = java.time.Instant.now().truncatedTo(ChronoUnit.MILLIS);
       String erasureId =

@@ -93,7 +93,7 @@ final class MaintenanceCommands {
       if (table != null) {
         warehouse.requireTable(table);
       }
-      warehouse.get().requireOwnTables(names);
+      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       for (String name : names) {
         if (!warehouse.get().tableExists(name)) {
           continue;
@@ -141,7 +141,7 @@ final class MaintenanceCommands {
       Instant now = Instant.now();
       Configuration conf = new Configuration();
       List<String> names = tables(table);
-      // Every table is checked before the first is touched: a refusal leaves the warehouse as it was.
+      // Every table is checked before the first is touched: a refusal changes nothing.
       warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       if (retainRawEvents != null) {
         Duration pairing = DurationParser.parse("timeout", timeout);

@@ -118,7 +118,8 @@ public final class Preflight {
       for (String server : servers.split(",")) {
         int colon = server.lastIndexOf(':');
         InetSocketAddress address =
-            new InetSocketAddress(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+            new InetSocketAddress(
+                server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
         long leftMillis = (deadline - System.nanoTime()) / 1_000_000L;
         if (leftMillis <= 0) {
           return false;

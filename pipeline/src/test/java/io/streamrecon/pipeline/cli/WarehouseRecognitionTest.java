@@ -114,9 +114,12 @@ public class WarehouseRecognitionTest {
     }
     Path stray = dir.resolve("dead_letters").resolve("part-kept-by-the-user.snappy.parquet");
     try (Stream<Path> files = Files.list(RELEASE.resolve("dead_letters"))) {
-      Files.copy(
-          files.filter(p -> p.getFileName().toString().startsWith("part-")).findFirst().orElseThrow(),
-          stray);
+      Path first =
+          files
+              .filter(p -> p.getFileName().toString().startsWith("part-"))
+              .findFirst()
+              .orElseThrow();
+      Files.copy(first, stray);
     }
     Files.setLastModifiedTime(stray, TWO_DAYS_AGO);
     return dir;
@@ -133,8 +136,15 @@ public class WarehouseRecognitionTest {
     Map<String, String> before = listing(dir);
 
     assertRefused(execute(runInto(dir)), "not written by streamrecon");
+    for (Path f : List.of(dir.resolve("raw_events/orders.csv"), dir.resolve("notes.txt"))) {
+      Files.setLastModifiedTime(f, TWO_DAYS_AGO);
+    }
+    Map<String, String> old = listing(dir);
+    assertRefused(
+        execute("vacuum", "--warehouse=" + dir, "--retain=1h"), "not written by streamrecon");
 
-    assertEquals(before, listing(dir));
+    assertEquals(before.keySet(), old.keySet());
+    assertEquals(old, listing(dir));
   }
 
   @Test

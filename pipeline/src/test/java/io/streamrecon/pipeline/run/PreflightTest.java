@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertThrows;
 
 import io.streamrecon.pipeline.io.InputSpec;
+import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -34,6 +35,25 @@ public class PreflightTest {
       assertThat(e.getMessage(), containsString("topic orders"));
       assertThat(e.getMessage(), containsString("did not answer within 2s"));
       assertThat(e.getMessage(), not(containsString("hunter2")));
+    }
+  }
+
+  @Test
+  public void aBrokerThatAnswersPassesForItsTopicAndNamesAMissingOne() throws Exception {
+    try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+      kafka.createTopics("orders");
+      Preflight.checkBroker(
+          "source", InputSpec.parse("source", kafka.uri("orders")), Map.of(), Duration.ofSeconds(5));
+      IllegalArgumentException e =
+          assertThrows(
+              IllegalArgumentException.class,
+              () ->
+                  Preflight.checkBroker(
+                      "target",
+                      InputSpec.parse("target", kafka.uri("orderz")),
+                      Map.of(),
+                      Duration.ofSeconds(5)));
+      assertThat(e.getMessage(), containsString("topic orderz: no such topic on that broker"));
     }
   }
 

@@ -31,6 +31,12 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * streamrecon's and, when local, can be written. They run before anything is written.
  */
 public final class Preflight {
+  /** The shortest wait for a broker: a few connection attempts. */
+  static final Duration MIN_BROKER_WAIT = Duration.ofSeconds(5);
+
+  /** The longest wait for a broker. */
+  static final Duration MAX_BROKER_WAIT = Duration.ofSeconds(30);
+
   private Preflight() {}
 
   /** Fails with an {@link IllegalArgumentException} naming the option when a check fails. */
@@ -63,12 +69,6 @@ public final class Preflight {
         : wait.compareTo(MAX_BROKER_WAIT) > 0 ? MAX_BROKER_WAIT : wait;
   }
 
-  /** The shortest wait for a broker: a few connection attempts. */
-  static final Duration MIN_BROKER_WAIT = Duration.ofSeconds(5);
-
-  /** The longest wait for a broker. */
-  static final Duration MAX_BROKER_WAIT = Duration.ofSeconds(30);
-
   /**
    * A bounded run reads its topic's partitions before it starts: without this a broker that does
    * not answer holds the run for Kafka's own minute-long timeouts before a message naming neither
@@ -94,7 +94,8 @@ public final class Preflight {
     config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     config.put(
         ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-    config.remove(ConsumerConfig.GROUP_ID_CONFIG); // only metadata: no group is joined
+    // Only metadata is read: nothing is consumed, so nothing is committed.
+    config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     List<PartitionInfo> partitions;
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
       Duration left = Duration.ofNanos(Math.max(deadline - System.nanoTime(), 1_000_000L));
@@ -175,8 +176,11 @@ public final class Preflight {
     if (!w.isLocal()) {
       try {
         WarehouseOwnership.claim(new Configuration(), w.location());
-      } catch (IOException e) {
-        // Unreachable from here: the first commit reports it.
+      } catch (IllegalArgumentException e) {
+        throw e;
+      } catch (IOException | RuntimeException e) {
+        // Unreachable from here, or its file system is not on the class path: the first commit
+        // reports it.
       }
       return;
     }

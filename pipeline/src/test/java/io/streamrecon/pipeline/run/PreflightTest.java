@@ -4,19 +4,39 @@ import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.lessThan;
 import static org.hamcrest.Matchers.not;
+import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.Test;
 
 /** A bounded run's Kafka broker that does not answer stops the run within a bound, in one line. */
 public class PreflightTest {
   private static final Map<String, String> SECRET = Map.of("ssl.key.password", "hunter2-secret");
+
+  private static Duration waitFor(String bound) {
+    ReconcileOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--source=kafka://broker:9092/orders", "--target=t.jsonl", bound)
+            .as(ReconcileOptions.class);
+    return Preflight.brokerWait(ReconcileSettings.from(o));
+  }
+
+  @Test
+  public void theBrokerWaitIsTheReadTimeBetweenFiveAndThirtySeconds() {
+    assertEquals(Duration.ofSeconds(5), waitFor("--kafkaMaxReadTime=1s"));
+    assertEquals(Duration.ofSeconds(12), waitFor("--kafkaMaxReadTime=12s"));
+    assertEquals(Duration.ofSeconds(30), waitFor("--kafkaMaxReadTime=1h"));
+    assertEquals(Duration.ofSeconds(30), waitFor("--kafkaMaxRecords=10"));
+  }
 
   /** Accepts connections (the kernel's backlog does) but never reads or answers them. */
   @Test

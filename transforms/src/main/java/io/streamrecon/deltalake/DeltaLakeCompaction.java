@@ -63,6 +63,7 @@ final class DeltaLakeCompaction {
           "--targetFileSize=" + targetFileSize + " must be at least one byte");
     }
     TableLayout<?> layout = TableLayouts.forName(table);
+    WarehouseOwnership.requireOwnTables(conf, warehouse, List.of(table));
     Path root = DeltaLakeCommitter.tablePath(warehouse, table);
     Configuration withStore = DeltaLakeEngine.withAtomicLocalLogStore(conf);
     return compact(

@@ -31,7 +31,9 @@ import org.joda.time.Instant;
  * </ul>
  *
  * <p>Each is a class of its own ({@code DeltaLakeCompaction}, {@code DeltaLakeVacuum}, {@code
- * RawEventRetention}) committing through Delta Kernel; this class is their entry point.
+ * RawEventRetention}) committing through Delta Kernel; this class is their entry point. Each
+ * refuses, before touching anything, a table folder streamrecon did not write ({@link
+ * WarehouseOwnership}).
  */
 public final class DeltaLakeMaintenance {
   private DeltaLakeMaintenance() {}
@@ -188,7 +190,8 @@ public final class DeltaLakeMaintenance {
 
   /**
    * Deletes the data files of {@code table} that no snapshot from {@code now - retain} on
-   * references and that were last modified before {@code now - retain} ({@link DeltaLakeVacuum}).
+   * references and that were last modified before {@code now - retain} ({@link DeltaLakeVacuum}),
+   * including those of a table folder that has no log yet.
    */
   public static VacuumResult vacuum(
       Configuration conf, String warehouse, String table, Duration retain, Instant now)
@@ -222,6 +225,8 @@ public final class DeltaLakeMaintenance {
     if (naturalIds.isEmpty()) {
       throw new IllegalArgumentException("no natural id to erase");
     }
+    // Refused before the first commit: an erasure stopped halfway would be worse than none.
+    WarehouseOwnership.requireOwnTables(conf, warehouse, DeltaLakeIO.TABLES);
     ErasedRows rows =
         new ErasedRows(
             naturalIds, new EventParser(ParseConfig.defaults().withKeyFields(keyFields)));
@@ -255,6 +260,11 @@ public final class DeltaLakeMaintenance {
       Duration timeout,
       Duration allowedLateness,
       Instant now) {
+    try {
+      WarehouseOwnership.requireOwnTables(conf, warehouse, List.of(DeltaLakeIO.RAW_EVENTS));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("reading the raw_events log under " + warehouse, e);
+    }
     return RawEventRetention.expire(conf, warehouse, retain, timeout, allowedLateness, now);
   }
 }

@@ -38,7 +38,10 @@ final class DeltaLakeVacuum {
    * snapshot current at {@code now - retain} plus every file added by a later commit; {@code
    * _delta_log} and other directories starting with {@code _} or {@code .} are never listed, except
    * the row key sidecars ({@code RowKeys.SIDECAR_DIRECTORY}), which are deleted once older than the
-   * retention (a replay reaches back one checkpoint, far less than the minimum retention).
+   * retention (a replay reaches back one checkpoint, far less than the minimum retention). A
+   * table folder without a log (a first run that failed before committing) references nothing, so
+   * all its data files older than the retention are deleted. A table folder streamrecon did not
+   * write is refused before anything is deleted ({@link WarehouseOwnership}).
    */
   static VacuumResult vacuum(
       Configuration conf, String warehouse, String table, Duration retain, Instant now)
@@ -46,12 +49,18 @@ final class DeltaLakeVacuum {
     DeltaLakeMaintenance.checkVacuumRetention(retain);
     TableLayouts.forName(table);
     Path root = DeltaLakeCommitter.tablePath(warehouse, table);
+    FileSystem fs = root.getFileSystem(conf);
+    if (!fs.exists(root)) {
+      return new VacuumResult(table, 0, 0, 0, -1);
+    }
+    WarehouseOwnership.requireOwnTables(conf, warehouse, java.util.List.of(table));
+    long horizon = now.getMillis() - retain.getMillis();
     Engine engine = DeltaLakeEngine.create(conf);
     Snapshot latest = DeltaLakeSnapshot.kernelSnapshot(engine, root);
     if (latest == null) {
-      return new VacuumResult(table, 0, 0, 0, -1);
+      // Data files of a first run that failed before its first commit: nothing references them.
+      return deleteUnreferenced(fs, root, table, Set.of(), horizon, -1);
     }
-    long horizon = now.getMillis() - retain.getMillis();
     Table t = Table.forPath(engine, root.toString());
     long oldest = oldestVersionToKeep(engine, t, root, latest, horizon);
     Set<String> referenced = new HashSet<>();
@@ -87,7 +96,16 @@ final class DeltaLakeVacuum {
         }
       }
     }
-    FileSystem fs = root.getFileSystem(conf);
+    return deleteUnreferenced(fs, root, table, referenced, horizon, oldest);
+  }
+
+  /**
+   * Deletes the files under {@code root} that are not {@code referenced} and were last modified
+   * before {@code horizon}, and the row key sidecars older than it; other hidden files are kept.
+   */
+  private static VacuumResult deleteUnreferenced(
+      FileSystem fs, Path root, String table, Set<String> referenced, long horizon, long oldest)
+      throws IOException {
     String rootUri = fs.makeQualified(root).toUri().getPath();
     long deleted = 0;
     long bytes = 0;
@@ -178,7 +196,7 @@ final class DeltaLakeVacuum {
   }
 
   /** Delta keeps its log and other metadata under names starting with {@code _} or {@code .}. */
-  private static boolean hidden(String relative) {
+  static boolean hidden(String relative) {
     for (String part : relative.split("/")) {
       if (part.startsWith("_") || part.startsWith(".")) {
         return true;

@@ -18,6 +18,8 @@ import org.joda.time.Instant;
  * take them from the AddFile's partition values.
  */
 final class RowWriteSupport<T> extends WriteSupport<T> {
+  /** The footer key naming the table a data file was written for. */
+  static final String TABLE_KEY = "streamrecon.table";
 
   private final TableLayout<T> layout;
   private final MessageType schema;
@@ -38,7 +40,7 @@ final class RowWriteSupport<T> extends WriteSupport<T> {
 
   @Override
   public WriteContext init(Configuration configuration) {
-    return new WriteContext(schema, Map.of("streamrecon.table", layout.name));
+    return new WriteContext(schema, Map.of(TABLE_KEY, layout.name));
   }
 
   @Override

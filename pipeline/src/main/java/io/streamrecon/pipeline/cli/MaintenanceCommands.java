@@ -95,6 +95,7 @@ final class MaintenanceCommands {
       if (table != null) {
         warehouse.requireTable(table);
       }
+      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       for (String name : names) {
         if (!warehouse.get().tableExists(name)) {
           continue;
@@ -142,6 +143,8 @@ final class MaintenanceCommands {
       Instant now = Instant.now();
       Configuration conf = new Configuration();
       List<String> names = tables(table);
+      // Every table is checked before the first is touched: a refusal changes nothing.
+      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       if (retainRawEvents != null) {
         Duration pairing = DurationParser.parse("timeout", timeout);
         Duration lateness =
@@ -156,7 +159,7 @@ final class MaintenanceCommands {
                 .describe());
       }
       for (String name : names) {
-        if (warehouse.get().tableExists(name)) {
+        if (warehouse.get().hasTableFolder(name)) {
           System.out.println(
               DeltaLakeMaintenance.vacuum(conf, warehouse.location(), name, keep, now).describe());
         }
@@ -220,6 +223,7 @@ final class MaintenanceCommands {
       Set<String> ids = naturalIds(naturalId, naturalIdFile);
       List<String> keys = keyFields(keyField);
       warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
+      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
       String location = warehouse.location();
       java.time.Instant now = java.time.Instant.now().truncatedTo(ChronoUnit.MILLIS);
       String erasureId =

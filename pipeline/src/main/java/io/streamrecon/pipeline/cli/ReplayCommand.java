@@ -85,6 +85,8 @@ final class ReplayCommand implements Callable<Integer> {
   public Integer call() {
     ReplaySettings r = ReplaySettings.parse(options);
     Warehouse.of(r.run().warehouse()).requireTable(DeltaLakeIO.RAW_EVENTS);
+    // A replay appends to deltas: only to a table streamrecon wrote.
+    Warehouse.of(r.run().warehouse()).requireOwnTables(DeltaLakeIO.TABLES);
     ReconcileRun.skipDirectRunnerChecks(r.options());
     Outcome outcome = run(r);
     System.out.print(outcome.format());

@@ -1,8 +1,10 @@
 package io.streamrecon.pipeline.run;
 
+import io.streamrecon.deltalake.WarehouseOwnership;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -85,6 +87,35 @@ public final class Warehouse {
       return log.getFileSystem(new org.apache.hadoop.conf.Configuration()).exists(log);
     } catch (java.io.IOException | RuntimeException e) {
       return true;
+    }
+  }
+
+  /**
+   * True when the table's folder exists, with or without a transaction log (a first run that
+   * failed before its first commit leaves data files without one).
+   */
+  public boolean hasTableFolder(String table) {
+    if (isLocal()) {
+      return Files.isDirectory(localPath().resolve(table));
+    }
+    org.apache.hadoop.fs.Path folder = new org.apache.hadoop.fs.Path(tablePath(table));
+    try {
+      return folder.getFileSystem(new org.apache.hadoop.conf.Configuration()).exists(folder);
+    } catch (java.io.IOException | RuntimeException e) {
+      return true;
+    }
+  }
+
+  /**
+   * Fails with one line when one of {@code tables} exists here but was not written by streamrecon
+   * ({@link WarehouseOwnership}): maintenance touches nothing then.
+   */
+  public void requireOwnTables(List<String> tables) {
+    try {
+      WarehouseOwnership.requireOwnTables(
+          new org.apache.hadoop.conf.Configuration(), location, tables);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("reading the tables under --warehouse=" + location, e);
     }
   }
 

@@ -1,0 +1,268 @@
+package io.streamrecon.pipeline.cli;
+
+import static org.hamcrest.MatcherAssert.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.greaterThan;
+import static org.hamcrest.Matchers.not;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseOwnership;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.commons.io.FileUtils;
+import org.junit.Rule;
+import org.junit.Test;
+import org.junit.rules.TemporaryFolder;
+
+/**
+ * A run writes only into a new, empty or streamrecon warehouse, and maintenance touches only the
+ * tables streamrecon wrote: a folder that merely holds {@code raw_events/} and {@code deltas/}
+ * stays byte for byte as it was.
+ */
+public class WarehouseRecognitionTest {
+  private static final Path RELEASE =
+      Paths.get("../transforms/src/test/resources/warehouses/release-0.1.0");
+  private static final String EVENT =
+      "{\"id\":\"o-1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"amount\":1}\n";
+  private static final FileTime TWO_DAYS_AGO =
+      FileTime.fromMillis(System.currentTimeMillis() - 2L * 24 * 3600 * 1000);
+
+  @Rule public TemporaryFolder tmp = new TemporaryFolder();
+
+  private record Result(int code, String err) {}
+
+  private static Result execute(String... args) {
+    PrintStream old = System.err;
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    try {
+      int code = StreamRecon.execute(args);
+      return new Result(code, err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setErr(old);
+    }
+  }
+
+  private static void assertRefused(Result r, String expected) {
+    assertEquals(r.err(), StreamRecon.EXIT_USAGE, r.code());
+    assertThat(r.err(), containsString(expected));
+    assertThat(r.err(), not(containsString("\tat ")));
+    // Hadoop's first use in a JVM may warn of its native library; the command line silences it.
+    assertEquals(
+        "one line: " + r.err(),
+        1,
+        r.err().strip().lines().filter(l -> !l.contains("NativeCodeLoader")).count());
+  }
+
+  /** Every file under {@code dir}, hidden ones too, with a digest of its bytes and its mtime. */
+  private static Map<String, String> listing(Path dir) throws Exception {
+    Map<String, String> files = new TreeMap<>();
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : (Iterable<Path>) walk::iterator) {
+        String key = dir.relativize(p).toString();
+        if (Files.isDirectory(p)) {
+          files.put(key + "/", "dir");
+        } else {
+          byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p));
+          files.put(key, HexFormat.of().formatHex(digest) + " " + Files.getLastModifiedTime(p));
+        }
+      }
+    }
+    return files;
+  }
+
+  private String[] runInto(Path warehouse) throws Exception {
+    Path input = tmp.newFolder().toPath().resolve("in.jsonl");
+    Files.writeString(input, EVENT);
+    return new String[] {
+      "run",
+      "--runner=DirectRunner",
+      "--source=" + input,
+      "--target=" + input,
+      "--warehouse=" + warehouse
+    };
+  }
+
+  /**
+   * The release's tables with every mark of streamrecon in their logs renamed: Delta tables some
+   * other job wrote, with the same schemas; plus a file no commit references, two days old.
+   */
+  private Path foreignDeltaWarehouse() throws Exception {
+    Path dir = tmp.newFolder("foreign-delta").toPath();
+    for (String table : List.of("raw_events", "deltas", "dead_letters")) {
+      FileUtils.copyDirectory(RELEASE.resolve(table).toFile(), dir.resolve(table).toFile());
+      try (Stream<Path> log = Files.list(dir.resolve(table).resolve("_delta_log"))) {
+        for (Path commit : (Iterable<Path>) log::iterator) {
+          Files.writeString(commit, Files.readString(commit).replace("streamrecon", "orderjob"));
+        }
+      }
+    }
+    Path stray = dir.resolve("dead_letters").resolve("part-kept-by-the-user.snappy.parquet");
+    try (Stream<Path> files = Files.list(RELEASE.resolve("dead_letters"))) {
+      Path first =
+          files
+              .filter(p -> p.getFileName().toString().startsWith("part-"))
+              .findFirst()
+              .orElseThrow();
+      Files.copy(first, stray);
+    }
+    Files.setLastModifiedTime(stray, TWO_DAYS_AGO);
+    return dir;
+  }
+
+  @Test
+  public void aRunRefusesAFolderWhoseTableFoldersAreNotOurs() throws Exception {
+    Path dir = tmp.newFolder("foreign").toPath();
+    Files.createDirectories(dir.resolve("raw_events"));
+    Files.createDirectories(dir.resolve("deltas/2024"));
+    Files.writeString(dir.resolve("raw_events/orders.csv"), "id,amount\n1,2\n");
+    Files.write(dir.resolve("deltas/2024/part-0001.parquet"), new byte[] {'P', 'A', 'R', '1'});
+    Files.writeString(dir.resolve("notes.txt"), "mine");
+    Map<String, String> before = listing(dir);
+
+    assertRefused(execute(runInto(dir)), "not written by streamrecon");
+    for (Path f : List.of(dir.resolve("raw_events/orders.csv"), dir.resolve("notes.txt"))) {
+      Files.setLastModifiedTime(f, TWO_DAYS_AGO);
+    }
+    Map<String, String> old = listing(dir);
+    assertRefused(
+        execute("vacuum", "--warehouse=" + dir, "--retain=1h"), "not written by streamrecon");
+
+    assertEquals(before.keySet(), old.keySet());
+    assertEquals(old, listing(dir));
+  }
+
+  @Test
+  public void aRunRefusesADeltaTableAnotherJobWrote() throws Exception {
+    Path dir = foreignDeltaWarehouse();
+    Map<String, String> before = listing(dir);
+
+    assertRefused(execute(runInto(dir)), "not written by streamrecon");
+
+    assertEquals(before, listing(dir));
+  }
+
+  @Test
+  public void aRunRefusesANonEmptyFolderWithoutTables() throws Exception {
+    Path dir = tmp.newFolder("home").toPath();
+    Files.writeString(dir.resolve("thesis.tex"), "\\begin{document}");
+    Map<String, String> before = listing(dir);
+
+    assertRefused(execute(runInto(dir)), "not a streamrecon warehouse");
+
+    assertEquals(before, listing(dir));
+  }
+
+  @Test
+  public void aRunMarksANewOrEmptyWarehouseAndAnEarlierReleasesOne() throws Exception {
+    Path missing = tmp.getRoot().toPath().resolve("new-warehouse");
+    assertEquals(0, execute(runInto(missing)).code());
+    assertTrue(Files.isRegularFile(missing.resolve(WarehouseOwnership.MARKER)));
+    assertEquals("the next run accepts it", 0, execute(runInto(missing)).code());
+
+    Path release = tmp.newFolder("release").toPath();
+    for (String table : List.of("raw_events", "deltas", "dead_letters")) {
+      FileUtils.copyDirectory(RELEASE.resolve(table).toFile(), release.resolve(table).toFile());
+    }
+    Result r = execute(runInto(release));
+    assertEquals(r.err(), 0, r.code());
+    assertTrue(Files.isRegularFile(release.resolve(WarehouseOwnership.MARKER)));
+    assertThat(
+        DeltaLakeTables.tableVersion(release.toString(), DeltaLakeIO.RAW_EVENTS), greaterThan(0L));
+  }
+
+  @Test
+  public void maintenanceTouchesNothingInATableAnotherJobWrote() throws Exception {
+    Path dir = foreignDeltaWarehouse();
+    Map<String, String> before = listing(dir);
+
+    assertRefused(
+        execute("vacuum", "--warehouse=" + dir, "--retain=1h"), "not written by streamrecon");
+    assertRefused(
+        execute("vacuum", "--warehouse=" + dir, "--retain=1h", "--table=dead_letters"),
+        "raw_events/ there was not written by streamrecon");
+    assertRefused(execute("compact", "--warehouse=" + dir), "not written by streamrecon");
+    assertRefused(
+        execute("forget", "--warehouse=" + dir, "--naturalId=ord-00008"),
+        "not written by streamrecon");
+
+    assertEquals(before, listing(dir));
+  }
+
+  /**
+   * A bounded run against a broker address nobody answers on fails within the broker wait tied to
+   * {@code --kafkaMaxReadTime}, in one line naming servers and topic, never a property value, and
+   * writes nothing: no warehouse, so no data file without a log.
+   */
+  @Test
+  public void aBoundedKafkaRunWithoutABrokerFailsSoonInOneLineAndWritesNothing() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    Path input = tmp.newFolder().toPath().resolve("in.jsonl");
+    Files.writeString(input, EVENT);
+    Path warehouse = tmp.getRoot().toPath().resolve("kafka-warehouse");
+    long start = System.nanoTime();
+    Result r =
+        execute(
+            "run",
+            "--runner=DirectRunner",
+            "--source=kafka://127.0.0.1:" + port + "/orders",
+            "--target=" + input,
+            "--kafkaMaxReadTime=5s",
+            "--kafkaProperties=ssl.key.password=hunter2-secret",
+            "--warehouse=" + warehouse);
+    long tookMillis = (System.nanoTime() - start) / 1_000_000;
+    assertRefused(r, "--source: Kafka bootstrap servers 127.0.0.1:" + port + ", topic orders");
+    assertThat(r.err(), not(containsString("hunter2")));
+    assertThat(tookMillis, org.hamcrest.Matchers.lessThan(20_000L));
+    assertFalse(Files.exists(warehouse));
+  }
+
+  /**
+   * A first run that failed before its first commit leaves data files, payloads included, that no
+   * log references: vacuum deletes them once older than the retention, as any unreferenced file.
+   */
+  @Test
+  public void vacuumDeletesTheDataFilesOfAFirstRunThatNeverCommitted() throws Exception {
+    Path dir = tmp.newFolder("failed-first-run").toPath();
+    Files.writeString(dir.resolve(WarehouseOwnership.MARKER), "");
+    Path partition = dir.resolve("raw_events/side=SOURCE/event_date=2026-12-02");
+    Files.createDirectories(partition);
+    int copied = 0;
+    try (Stream<Path> files = Files.walk(RELEASE.resolve("raw_events"))) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (f.getFileName().toString().startsWith("part-")) {
+          Path copy = partition.resolve(f.getFileName());
+          Files.copy(f, copy);
+          Files.setLastModifiedTime(copy, TWO_DAYS_AGO);
+          copied++;
+        }
+      }
+    }
+    assertThat(copied, greaterThan(0));
+
+    Result r = execute("vacuum", "--warehouse=" + dir, "--retain=1h");
+
+    assertEquals(r.err(), 0, r.code());
+    try (Stream<Path> left = Files.walk(dir.resolve("raw_events"))) {
+      assertFalse(left.anyMatch(p -> p.getFileName().toString().endsWith(".parquet")));
+    }
+  }
+}

@@ -135,12 +135,16 @@ public final class EventParser implements Serializable {
   public Event parse(RawInput input, Scratch scratch) throws InvalidEventException {
     byte[] bytes = input.bytes();
     if (bytes.length > config.maxEventBytes()) {
+      // A line reader keeps only the first maxEventBytes + 1 bytes of a longer line: that length
+      // says "over the limit", not the line's size, so it is not reported as one.
       throw new InvalidEventException(
-          "event is "
-              + bytes.length
-              + " bytes, more than maxEventBytes ("
-              + config.maxEventBytes()
-              + ")");
+          bytes.length == config.maxEventBytes() + 1
+              ? "event is over maxEventBytes (" + config.maxEventBytes() + " bytes)"
+              : "event is "
+                  + bytes.length
+                  + " bytes, more than maxEventBytes ("
+                  + config.maxEventBytes()
+                  + ")");
     }
     compilePointers();
     if (effectiveRules == null && captureNames != null) {

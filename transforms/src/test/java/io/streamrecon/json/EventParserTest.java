@@ -302,7 +302,11 @@ public class EventParserTest {
     rejects(
         small,
         fits.replace("\"p\":\"", "\"p\":\"x"),
-        "event is 65 bytes, more than maxEventBytes (64)");
+        "event is over maxEventBytes (64 bytes)");
+    rejects(
+        small,
+        fits.replace("\"p\":\"", "\"p\":\"xx"),
+        "event is 66 bytes, more than maxEventBytes (64)");
   }
 
   @Test

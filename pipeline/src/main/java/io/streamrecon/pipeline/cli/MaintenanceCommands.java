@@ -3,6 +3,7 @@ package io.streamrecon.pipeline.cli;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.files.LocalFiles;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.json.ParseConfig;
 import java.io.IOException;
@@ -185,7 +186,9 @@ final class MaintenanceCommands {
 
     @Option(
         names = "--naturalIdFile",
-        description = "A file of natural ids to erase, one per line (blank lines are skipped)")
+        description =
+            "A file of natural ids to erase, one per line (blank lines are skipped), at most 64"
+                + " MiB")
     String naturalIdFile;
 
     @Option(
@@ -252,6 +255,12 @@ final class MaintenanceCommands {
       return versions;
     }
 
+    /**
+     * Largest {@code --naturalIdFile} read: 64 MiB, about a million ids of 60 characters, well
+     * beyond one erasure request while bounding the memory a mistyped path can take.
+     */
+    static final int NATURAL_ID_FILE_LIMIT = 64 << 20;
+
     static Set<String> naturalIds(String list, String file) throws IOException {
       Set<String> ids = new LinkedHashSet<>();
       if (list != null) {
@@ -266,11 +275,10 @@ final class MaintenanceCommands {
         if (!Files.isRegularFile(path)) {
           throw new IllegalArgumentException("--naturalIdFile=" + file + " is not a file");
         }
-        for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
-          if (!line.isBlank()) {
-            ids.add(line.strip());
-          }
-        }
+        byte[] bytes = LocalFiles.readAtMost("--naturalIdFile", file, NATURAL_ID_FILE_LIMIT);
+        String text =
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        text.lines().filter(line -> !line.isBlank()).forEach(line -> ids.add(line.strip()));
       }
       if (ids.isEmpty()) {
         throw new IllegalArgumentException(

@@ -247,11 +247,20 @@ public class StreamReconCliTest {
       Output o = executeCapturingOut(command);
       String printed = o.out() + o.err();
       // Jackson writes its own escapes in upper case.
-      assertThat(String.join(" ", command), printed.toLowerCase(), containsString("\\u001b"));
+      assertThat(
+          TerminalText.escape(String.join(" ", command)),
+          printed.toLowerCase(),
+          containsString("\\u001b"));
       for (int i = 0; i < printed.length(); i++) {
         char c = printed.charAt(i);
         assertTrue(
-            String.join(" ", command) + " printed U+" + Integer.toHexString(c) + ": " + printed,
+            TerminalText.escape(String.join(" ", command))
+                + " printed U+"
+                + Integer.toHexString(c)
+                + " at "
+                + i
+                + " of: "
+                + TerminalText.escape(printed),
             c == '\n' || !TerminalText.isUnsafe(c));
       }
     }

@@ -15,6 +15,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.cli.TerminalText;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.Scenario;
@@ -205,7 +206,9 @@ public class ReportTest {
     while (m.find()) {
       String shown = htmlText(m.group(1));
       for (char c : shown.toCharArray()) {
-        assertTrue("printable only: " + shown, c >= 0x20 && c < 0x7f || c > 0xa0 && c < 0x2000);
+        assertTrue(
+            "printable only: " + TerminalText.escape(shown),
+            c >= 0x20 && c < 0x7f || c > 0xa0 && c < 0x2000);
       }
       String launcher = "bin/streamrecon ";
       assertTrue(shown, shown.startsWith(launcher));

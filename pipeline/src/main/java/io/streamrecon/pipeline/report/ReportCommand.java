@@ -100,6 +100,16 @@ public final class ReportCommand implements Callable<Integer> {
               + (base.isEmpty() ? "" : base + "/")
               + "report.html");
     }
+    // The folder is created when missing; an ancestor that is a file would fail with a bare path.
+    for (Path p = path.toAbsolutePath().getParent(); p != null; p = p.getParent()) {
+      if (Files.exists(p)) {
+        if (!Files.isDirectory(p)) {
+          throw new IllegalArgumentException(
+              "--out=" + value + ": " + p + " is a file, not a folder: " + expected);
+        }
+        break;
+      }
+    }
     return path;
   }
 

@@ -278,6 +278,10 @@ public class ReportTest {
             + " HTML file to write, e.g. --out=" + missing + "/report.html",
         "--out=" + missing + "/");
     assertTrue("nothing written", Files.notExists(missing));
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+    assertUsageError(
+        "streamrecon: --out=" + file + "/sub/r.html: " + file + " is a file, not a folder",
+        "--out=" + file + "/sub/r.html");
   }
 
   private static void assertUsageError(String expected, String out) {

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.files.LocalFiles;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.Side;
@@ -14,7 +15,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -388,9 +388,10 @@ final class PeerStream implements Callable<Integer> {
       }
       try {
         Path dir = dirs.get(side);
-        Path tmp = dir.resolve(".hb-" + beat + ".tmp"); // hidden: the file source skips it
-        Files.writeString(tmp, heartbeatLine(beat) + "\n", StandardCharsets.UTF_8);
-        Files.move(tmp, dir.resolve("hb-" + beat + ".jsonl"), StandardCopyOption.ATOMIC_MOVE);
+        // Its temporary file is hidden, so the file source skips it.
+        LocalFiles.writeAtomically(
+            dir.resolve("hb-" + beat + ".jsonl"),
+            (heartbeatLine(beat) + "\n").getBytes(StandardCharsets.UTF_8));
       } catch (IOException e) {
         System.err.println("PeerStream: heartbeat of " + side + " not written: " + e);
       }

@@ -1,13 +1,10 @@
 package io.streamrecon.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamrecon.files.LocalFiles;
 import io.streamrecon.model.Side;
-import java.io.IOException;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -163,20 +160,13 @@ public final class ComparisonRules implements Serializable {
   }
 
   /**
-   * Reads and validates a rules file.
+   * Reads and validates a rules file of at most {@link LocalFiles#SETTINGS_FILE_LIMIT} bytes.
    *
-   * @throws IllegalArgumentException one line naming the file and the bad member
+   * @throws IllegalArgumentException one line naming the file and the bad member, or why the file
+   *     cannot be read
    */
   public static ComparisonRules fromFile(String file) {
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(Path.of(file));
-    } catch (IOException | UncheckedIOException e) {
-      throw new IllegalArgumentException(
-          "--rules=" + file + ": cannot read the file (" + e.getClass().getSimpleName() + ")");
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("--rules=" + file + ": not a file path");
-    }
+    byte[] bytes = LocalFiles.readAtMost("--rules", file, LocalFiles.SETTINGS_FILE_LIMIT);
     try {
       return parse(bytes);
     } catch (IllegalArgumentException e) {

@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
  * {@code explain}: everything stored about one natural id: its raw events with their pointers and
  * payloads, its delta records, the comparison rules that judged it and the diff of its latest
  * source and target payloads under them. A table it cannot read ends the command with one line
- * naming the table and the reason.
+ * naming the table and the reason. What comes from the data is printed {@linkplain TerminalText
+ * escaped}.
  */
 @Command(
     name = "explain",
@@ -70,7 +71,7 @@ final class ExplainCommand implements Callable<Integer> {
     }
     out.println(
         "natural id "
-            + naturalId
+            + TerminalText.escape(naturalId)
             + ": "
             + rows.size()
             + " stored event(s); raw_events is at table version "
@@ -82,7 +83,7 @@ final class ExplainCommand implements Callable<Integer> {
                 DeltaLakeIO.DELTAS,
                 () -> DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.DELTAS)));
     for (ErasureRecords.Erasure e : erasures) {
-      out.println(ErasureRecords.line(naturalId, e));
+      out.println(TerminalText.escape(ErasureRecords.line(naturalId, e)));
     }
     JsonNode latestSource = null;
     JsonNode latestTarget = null;
@@ -109,18 +110,18 @@ final class ExplainCommand implements Callable<Integer> {
     Map<Pointer, Explained.Gone> gone = Map.of();
     if (!erasures.isEmpty()) {
       ErasureRecords.erasedPointers(deltas, rows, erasures.get(erasures.size() - 1))
-          .forEach(out::println);
+          .forEach(line -> out.println(TerminalText.escape(line)));
     } else if (!deltas.isEmpty()) {
       LocalDate earliestStored =
           readTable(
               DeltaLakeIO.RAW_EVENTS, () -> DeltaLakeLookup.earliestRawEventDate(warehouse));
       gone = Explained.gonePointers(deltas, rows, earliestStored);
-      gone.forEach((p, why) -> out.println(Explained.goneLine(p, why)));
+      gone.forEach((p, why) -> out.println(TerminalText.escape(Explained.goneLine(p, why))));
     }
     out.println();
     String recordedRulesId = deltas.isEmpty() ? null : deltas.get(deltas.size() - 1).rulesId();
     ComparisonRules rules = given;
-    String rulesOrigin = "--rules=" + rulesFile;
+    String rulesOrigin = "--rules=" + TerminalText.escape(rulesFile);
     if (rules == null && recordedRulesId != null) {
       rules = RulesArchive.load(warehouse, recordedRulesId);
       rulesOrigin = "stored in the warehouse by the run";
@@ -130,17 +131,20 @@ final class ExplainCommand implements Callable<Integer> {
           recordedRulesId == null
               ? "comparison rules: none named by a delta record of this id (a MATCH is recorded"
                   + " only with --emitMatches); pass --rules=FILE to diff under rules"
-              : "comparison rules: " + recordedRulesId + " (not stored in this warehouse;"
+              : "comparison rules: "
+                  + TerminalText.escape(recordedRulesId)
+                  + " (not stored in this warehouse;"
                   + " pass --rules=FILE to see them)");
       rules = ComparisonRules.none();
     } else {
       out.println("comparison rules " + rules.id() + " (" + rulesOrigin + "):");
       for (String line : rules.describe()) {
-        out.println("  " + line);
+        out.println("  " + TerminalText.escape(line));
       }
       if (recordedRulesId != null && !recordedRulesId.equals(rules.id())) {
         out.println(
-            "  warning: the latest delta record was judged by other rules: " + recordedRulesId);
+            "  warning: the latest delta record was judged by other rules: "
+                + TerminalText.escape(recordedRulesId));
       }
     }
     if (!ignoreFields.isBlank()) {

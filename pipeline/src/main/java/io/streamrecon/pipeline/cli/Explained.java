@@ -96,30 +96,40 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
         : head + "deleted, no longer in raw_events (deleted from the table, not by retention)";
   }
 
+  /** The metadata lines, each value {@linkplain TerminalText#escape escaped}. */
   String header() {
     Object partition = metadata.get("origin_partition");
     String origin =
         partition == null
-            ? metadata.get("origin_stream") + ":" + metadata.get("origin_offset")
-            : metadata.get("origin_stream") + "/" + partition + "@" + metadata.get("origin_offset");
-    return side
+            ? value("origin_stream") + ":" + value("origin_offset")
+            : value("origin_stream")
+                + "/"
+                + value("origin_partition")
+                + "@"
+                + value("origin_offset");
+    return TerminalText.escape(side)
         + " event at "
-        + metadata.get("event_time")
+        + value("event_time")
         + ", sha256 "
-        + metadata.get("sha256")
+        + value("sha256")
         + "\n  from "
         + origin
         + ", ingested "
-        + metadata.get("ingest_time")
+        + value("ingest_time")
         + " by run "
-        + metadata.get("run_id")
+        + value("run_id")
         + "\n  stored in raw_events/"
-        + metadata.get("_data_file")
+        + value("_data_file")
         + " row "
-        + metadata.get("_row_index");
+        + value("_row_index");
   }
 
+  private String value(String column) {
+    return TerminalText.escape(String.valueOf(metadata.get(column)));
+  }
+
+  /** The payload as indented JSON, or escaped as it was stored when it is not JSON. */
   String prettyPayload() {
-    return payload.isTextual() ? rawPayload : payload.toPrettyString();
+    return payload.isTextual() ? TerminalText.escape(rawPayload) : payload.toPrettyString();
   }
 }

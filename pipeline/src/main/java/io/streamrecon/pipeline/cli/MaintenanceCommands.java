@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.files.LocalFiles;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.json.ParseConfig;
 import java.io.IOException;
@@ -200,7 +201,7 @@ final class MaintenanceCommands {
         names = "--naturalIdFile",
         description =
             "A file of natural ids to erase, one per line, each line exactly as written (only the"
-                + " line break removed); empty and whitespace-only lines are skipped")
+                + " line break removed); empty and whitespace-only lines are skipped; at most 64 MiB")
     String naturalIdFile;
 
     @Option(
@@ -330,6 +331,12 @@ final class MaintenanceCommands {
     }
 
     /**
+     * Largest {@code --naturalIdFile} read: 64 MiB, about a million ids of 60 characters, well
+     * beyond one erasure request while bounding the memory a mistyped path can take.
+     */
+    static final int NATURAL_ID_FILE_LIMIT = 64 << 20;
+
+    /**
      * The ids as given: a natural id is an exact string (docs/design.md), so nothing is trimmed; an
      * empty or whitespace-only entry or line is skipped, since no natural id is blank.
      */
@@ -347,12 +354,11 @@ final class MaintenanceCommands {
         if (!Files.isRegularFile(path)) {
           throw new IllegalArgumentException("--naturalIdFile=" + file + " is not a file");
         }
-        // readAllLines removes only the line terminator (\n, \r\n or \r).
-        for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
-          if (!line.isBlank()) {
-            ids.add(line);
-          }
-        }
+        byte[] bytes = LocalFiles.readAtMost("--naturalIdFile", file, NATURAL_ID_FILE_LIMIT);
+        String text =
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString();
+        // lines() removes only the line terminator (\n, \r\n or \r): spaces stay part of the id.
+        text.lines().filter(line -> !line.isBlank()).forEach(ids::add);
       }
       if (ids.isEmpty()) {
         throw new IllegalArgumentException(

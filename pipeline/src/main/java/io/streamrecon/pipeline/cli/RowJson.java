@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.streamrecon.json.JsonSupport;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
@@ -19,10 +20,12 @@ import org.joda.time.Instant;
 /**
  * JSON renderings of table rows for {@code show} and {@code explain}, with the field names of the
  * tables (docs/design.md#deltarecord): differences as {@code {path, kind, source, target}} with the values as JSON (not as
- * quoted JSON text), an absent side omitted; instants as ISO-8601 UTC.
+ * quoted JSON text), an absent side omitted; instants as ISO-8601 UTC. Stored JSON is read with
+ * the limits events were accepted under ({@link JsonSupport#mapper()}), so every value a run stored
+ * reads back as JSON, however long its strings.
  */
 final class RowJson {
-  static final ObjectMapper MAPPER = new ObjectMapper();
+  static final ObjectMapper MAPPER = JsonSupport.mapper();
 
   private RowJson() {}
 

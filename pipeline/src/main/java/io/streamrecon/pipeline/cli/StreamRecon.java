@@ -7,7 +7,6 @@ import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.samples.RulesSample;
 import io.streamrecon.pipeline.samples.SampleGenerator;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -78,12 +77,13 @@ public final class StreamRecon implements Callable<Integer> {
             // Asked for: the whole trace, to report or fix a failure that is not a usage error.
             LoggerFactory.getLogger(StreamRecon.class).error("the command failed", e);
           }
-          cmd.getErr().println("streamrecon: " + errorLine(e));
+          // The line may quote a value or a file name from the data.
+          cmd.getErr().println("streamrecon: " + TerminalText.escape(errorLine(e)));
           return e instanceof IllegalArgumentException ? EXIT_USAGE : EXIT_FAILED;
         });
     cli.setParameterExceptionHandler(
         (e, a) -> {
-          e.getCommandLine().getErr().println("streamrecon: " + errorLine(e));
+          e.getCommandLine().getErr().println("streamrecon: " + TerminalText.escape(errorLine(e)));
           return EXIT_USAGE;
         });
     return cli.execute(args);
@@ -256,8 +256,9 @@ public final class StreamRecon implements Callable<Integer> {
     }
   }
 
+  /** Standard output in UTF-8 with data made {@linkplain TerminalText safe for a terminal}. */
   static PrintWriter stdout() {
-    return new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+    return TerminalText.writer(System.out);
   }
 
   /**

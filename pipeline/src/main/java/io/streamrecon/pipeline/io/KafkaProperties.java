@@ -1,11 +1,11 @@
 package io.streamrecon.pipeline.io;
 
+import io.streamrecon.files.LocalFiles;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -189,17 +189,22 @@ public final class KafkaProperties {
     return result;
   }
 
-  /** Reads a properties file; {@code path} empty gives no properties. */
+  /**
+   * Reads a properties file of at most {@link LocalFiles#SETTINGS_FILE_LIMIT} bytes; {@code path}
+   * empty gives no properties.
+   */
   public static Map<String, String> readFile(String path) {
     Map<String, String> result = new LinkedHashMap<>();
     if (path == null || path.isBlank()) {
       return result;
     }
     Properties props = new Properties();
-    try (Reader r = Files.newBufferedReader(Path.of(path), StandardCharsets.UTF_8)) {
+    byte[] bytes =
+        LocalFiles.readAtMost("--kafkaPropertiesFile", path, LocalFiles.SETTINGS_FILE_LIMIT);
+    try (Reader r =
+        new InputStreamReader(
+            new ByteArrayInputStream(bytes), StandardCharsets.UTF_8.newDecoder())) {
       props.load(r);
-    } catch (NoSuchFileException e) {
-      throw new IllegalArgumentException("--kafkaPropertiesFile=" + path + ": no such file");
     } catch (IOException e) {
       throw new IllegalArgumentException(
           "--kafkaPropertiesFile=" + path + ": cannot read (" + e.getMessage() + ")");

@@ -1,9 +1,12 @@
 package io.streamrecon.pipeline.report;
 
+import io.streamrecon.files.LocalFiles;
+import io.streamrecon.pipeline.cli.TerminalText;
 import io.streamrecon.pipeline.cli.WarehouseOption;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -40,11 +43,15 @@ public final class ReportCommand implements Callable<Integer> {
   @Option(names = "--until", description = "Event time until (exclusive), same forms as --since")
   String until;
 
-  @Option(names = "--out", defaultValue = "report.html", description = "Output HTML file")
+  @Option(
+      names = "--out",
+      defaultValue = "report.html",
+      description = "Output HTML file (replaced if it exists; its folder is created)")
   String out;
 
   @Override
   public Integer call() throws IOException {
+    Path outFile = outFile(out);
     Instant from = instant("--since", since);
     Instant to = instant("--until", until);
     if (from != null && to != null && !from.isBefore(to)) {
@@ -52,29 +59,68 @@ public final class ReportCommand implements Callable<Integer> {
           "--since=" + since + " must be before --until=" + until);
     }
     long start = System.nanoTime();
-    Path target = write(new ReportReader.Selection(warehouse.location(), runId, from, to), Path.of(out));
+    Path target = write(new ReportReader.Selection(warehouse.location(), runId, from, to), outFile);
     System.out.printf(
         Locale.ROOT,
         "wrote %s (%,d bytes) in %.1f s%n",
-        target,
+        TerminalText.escape(target.toString()),
         Files.size(target),
         (System.nanoTime() - start) / 1e9);
     return 0;
   }
 
-  /** Reads the warehouse and writes the page to {@code out} (through a temporary file). */
+  /**
+   * The file {@code --out} names. A name ending in a slash, or an existing folder, names a folder,
+   * not the page: refused rather than guessing a file name inside it.
+   *
+   * @throws IllegalArgumentException one line naming {@code --out} and what it expects
+   */
+  static Path outFile(String value) {
+    String expected = "give the HTML file to write, e.g. --out=report.html";
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("--out is empty: " + expected);
+    }
+    Path path;
+    try {
+      path = Path.of(value);
+    } catch (InvalidPathException e) {
+      throw new IllegalArgumentException("--out=" + value + " is not a file path: " + expected);
+    }
+    boolean folder = Files.isDirectory(path);
+    if (folder || value.endsWith("/") || value.endsWith(java.io.File.separator)) {
+      String base = value;
+      while (base.endsWith("/") || base.endsWith(java.io.File.separator)) {
+        base = base.substring(0, base.length() - 1);
+      }
+      throw new IllegalArgumentException(
+          "--out="
+              + value
+              + (folder ? " is a folder" : " ends with a slash, which names a folder")
+              + ": give the HTML file to write, e.g. --out="
+              + (base.isEmpty() ? "" : base + "/")
+              + "report.html");
+    }
+    // The folder is created when missing; an ancestor that is a file would fail with a bare path.
+    for (Path p = path.toAbsolutePath().getParent(); p != null; p = p.getParent()) {
+      if (Files.exists(p)) {
+        if (!Files.isDirectory(p)) {
+          throw new IllegalArgumentException(
+              "--out=" + value + ": " + p + " is a file, not a folder: " + expected);
+        }
+        break;
+      }
+    }
+    return path;
+  }
+
+  /**
+   * Reads the warehouse and writes the page to {@code out}, all at once through a fresh temporary
+   * file in its folder ({@link LocalFiles#writeAtomically}).
+   */
   static Path write(ReportReader.Selection selection, Path out) throws IOException {
     String html = ReportHtml.render(ReportReader.read(selection));
-    Path dir = out.toAbsolutePath().getParent();
-    Files.createDirectories(dir);
-    // A sibling, not createTempFile: that one is owner-only, and a report is meant to be shared.
-    Path tmp = dir.resolve("." + out.getFileName() + ".tmp");
-    try {
-      Files.writeString(tmp, html, StandardCharsets.UTF_8);
-      Files.move(tmp, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    } finally {
-      Files.deleteIfExists(tmp);
-    }
+    Files.createDirectories(out.toAbsolutePath().getParent());
+    LocalFiles.writeAtomically(out, html.getBytes(StandardCharsets.UTF_8));
     return out;
   }
 

@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline.report;
 
+import io.streamrecon.pipeline.cli.TerminalText;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /** Escaping, truncation and path collapsing for the report; pure functions. */
@@ -91,12 +93,36 @@ final class Text {
     return true;
   }
 
-  /** A word that a POSIX shell passes through unchanged: single-quoted unless plainly safe. */
+  /**
+   * A word that the shell passes through unchanged, written in printable characters only, so that
+   * the text copied from the page and pasted into bash gives back {@code s} exactly: as it is when
+   * plainly safe, else single-quoted; a word with {@linkplain TerminalText#isUnsafe characters a
+   * terminal acts on} (an escape, a newline, a bidirectional override) is ANSI-C quoted ({@code
+   * $'...'}, read by bash, zsh and ksh) with each such character written as its UTF-8 bytes in
+   * {@code \xHH} escapes, which mean the same bytes under any locale.
+   */
   static String shellWord(String s) {
     if (!s.isEmpty() && s.matches("[A-Za-z0-9._:/@%+=,-]+")) {
       return s;
     }
-    return "'" + s.replace("'", "'\"'\"'") + "'";
+    if (s.chars().noneMatch(TerminalText::isUnsafe)) {
+      return "'" + s.replace("'", "'\"'\"'") + "'";
+    }
+    StringBuilder b = new StringBuilder(s.length() + 16).append("$'");
+    s.codePoints()
+        .forEach(
+            c -> {
+              if (c == '\\' || c == '\'') {
+                b.append('\\').append((char) c);
+              } else if (TerminalText.isUnsafe(c)) {
+                for (byte u : new String(Character.toChars(c)).getBytes(StandardCharsets.UTF_8)) {
+                  b.append(String.format(Locale.ROOT, "\\x%02x", u & 0xff));
+                }
+              } else {
+                b.appendCodePoint(c);
+              }
+            });
+    return b.append('\'').toString();
   }
 
   /** A duration in the largest sensible unit: 850 ms, 12.3 s, 4.5 min, 2.1 h, 3.0 d. */

@@ -132,8 +132,11 @@ public final class JobCheckpoints {
               Release.VERSION,
               current);
       fs.mkdirs(rootPath);
-      org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path(rootPath, "." + MANIFEST + ".tmp");
-      try (OutputStream out = fs.create(tmp, true)) {
+      // An unpredictable name created afresh: never a file or link someone put there first.
+      org.apache.hadoop.fs.Path tmp =
+          new org.apache.hadoop.fs.Path(
+              rootPath, "." + MANIFEST + "." + java.util.UUID.randomUUID() + ".tmp");
+      try (OutputStream out = fs.create(tmp, false)) {
         out.write(m.toJson().getBytes(StandardCharsets.UTF_8));
       }
       // Rename so that a crash mid-write never leaves a half manifest that blocks every restart.

@@ -1,6 +1,7 @@
 package io.streamrecon.pipeline.run;
 
 import io.streamrecon.deltalake.WarehouseIds;
+import io.streamrecon.files.LocalFiles;
 import io.streamrecon.json.ComparisonRules;
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,7 +55,13 @@ public final class RulesArchive {
         return null;
       }
       try (InputStream in = fs.open(file)) {
-        return ComparisonRules.parse(in.readAllBytes());
+        // Stored from a rules file, so within the same limit; anything larger is not ours.
+        byte[] bytes = LocalFiles.readAtMost(in, LocalFiles.SETTINGS_FILE_LIMIT);
+        if (bytes == null) {
+          throw new IllegalStateException(
+              "the stored rules " + file + " are larger than a rules file may be (1 MiB)");
+        }
+        return ComparisonRules.parse(bytes);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file, e);

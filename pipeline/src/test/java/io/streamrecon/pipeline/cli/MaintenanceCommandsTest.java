@@ -116,4 +116,22 @@ public class MaintenanceCommandsTest {
     assertEquals(1L << 30, MaintenanceCommands.parseSize("t", "1g"));
     assertThrows(IllegalArgumentException.class, () -> MaintenanceCommands.parseSize("t", "0"));
   }
+
+  @Test
+  public void aNaturalIdFileIsReadUpToItsLimit() throws Exception {
+    File ids = tmp.newFile("ids.txt");
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(ids, "rw")) {
+      f.setLength(MaintenanceCommands.Forget.NATURAL_ID_FILE_LIMIT + 1L); // sparse: no disk used
+    }
+    IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class,
+            () -> MaintenanceCommands.Forget.naturalIds(null, ids.getPath()));
+    assertEquals(
+        "--naturalIdFile=" + ids + ": the file is larger than the limit of 64 MiB", e.getMessage());
+    Files.writeString(ids.toPath(), "a\n\n b \r\nc\n");
+    assertEquals(
+        List.of("a", "b", "c"),
+        List.copyOf(MaintenanceCommands.Forget.naturalIds(null, ids.getPath())));
+  }
 }

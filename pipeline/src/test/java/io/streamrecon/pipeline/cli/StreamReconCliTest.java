@@ -277,4 +277,97 @@ public class StreamReconCliTest {
       assertEquals("--replayId=" + id, before, files(warehouse));
     }
   }
+
+  @Test
+  public void filesGivenToOptionsAreReadUpToALimitEvenWithoutASize() throws Exception {
+    File warehouse = new File(tmp.getRoot(), "wh");
+    assertOneLine(
+        execute(
+            "run", "--source=a", "--target=b", "--warehouse=" + warehouse, "--rules=/dev/zero"),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --rules=/dev/zero: the file is larger than the limit of 1 MiB");
+    assertOneLine(
+        execute(
+            "run",
+            "--source=a",
+            "--target=b",
+            "--warehouse=" + warehouse,
+            "--kafkaPropertiesFile=/dev/zero"),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --kafkaPropertiesFile=/dev/zero: the file is larger than the limit of 1 MiB");
+    File folder = tmp.newFolder("rules");
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--warehouse=" + warehouse, "--rules=" + folder),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --rules=" + folder + " is a folder, not a file");
+  }
+
+  @Test
+  public void showAndExplainEscapeWhatTheDataHoldsBeforeItReachesTheTerminal() throws Exception {
+    // An escape sequence (ESC c resets a terminal), a C1 control (CSI), bidirectional overrides.
+    String id = "o-\u001bc\u009b31m\u202e\u2066x\ny";
+    String json = RowJson.MAPPER.writeValueAsString(id);
+    Path in = tmp.newFolder("in").toPath();
+    Path source = in.resolve("src\u001bc\u0085\u202e.jsonl");
+    String head = "{\"id\":" + json + ",\"eventTime\":\"2024-03-01T08:00:00Z\",\"note\":";
+    Files.writeString(source, head + "\"a\u009bb\u202ec\"}\nnot json \u009b\u202e\u001b[2J\n");
+    Path target = in.resolve("target.jsonl");
+    Files.writeString(target, head + "\"d\"}\n");
+    File warehouse = new File(tmp.getRoot(), "wh");
+    assertEquals(
+        0,
+        execute(
+                "run",
+                "--runner=DirectRunner",
+                "--source=" + source,
+                "--target=" + target,
+                "--warehouse=" + warehouse)
+            .code());
+    for (String[] command :
+        new String[][] {
+          {"explain", "--naturalId=" + id, "--warehouse=" + warehouse},
+          {"show", "deltas", "--warehouse=" + warehouse},
+          {"show", "dead-letters", "--warehouse=" + warehouse},
+          {"explain", "--naturalId=" + id + "-none", "--warehouse=" + warehouse}
+        }) {
+      Output o = executeCapturingOut(command);
+      String printed = o.out() + o.err();
+      // Jackson writes its own escapes in upper case.
+      assertThat(
+          TerminalText.escape(String.join(" ", command)),
+          printed.toLowerCase(),
+          containsString("\\u001b"));
+      for (int i = 0; i < printed.length(); i++) {
+        char c = printed.charAt(i);
+        assertTrue(
+            TerminalText.escape(String.join(" ", command))
+                + " printed U+"
+                + Integer.toHexString(c)
+                + " at "
+                + i
+                + " of: "
+                + TerminalText.escape(printed),
+            c == '\n' || !TerminalText.isUnsafe(c));
+      }
+    }
+    Output explain =
+        executeCapturingOut("explain", "--naturalId=" + id, "--warehouse=" + warehouse);
+    assertThat(
+        explain.out(), containsString("natural id o-\\u001bc\\u009b31m\\u202e\\u2066x\\ny: "));
+    assertThat(explain.out(), containsString("src\\u001bc\\u0085\\u202e.jsonl:1"));
+  }
+
+  private record Output(int code, String out, String err) {}
+
+  private static Output executeCapturingOut(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      Result r = execute(args);
+      return new Output(r.code(), out.toString(StandardCharsets.UTF_8), r.err());
+    } finally {
+      System.setOut(old);
+    }
+  }
 }

@@ -15,6 +15,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.cli.TerminalText;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.Scenario;
@@ -51,6 +52,8 @@ public class ReportTest {
   private static final String HOSTILE_LINE =
       "<img src=x onerror=console.error('xss-img')><script>console.error('xss-script')</script>";
   private static final String HOSTILE_ID = "<b>id</b>&'\"";
+  /** An id a terminal acts on: an escape sequence, a C1 control, a bidi override, a newline. */
+  private static final String CONTROL_ID = "ctl-\u001b[31m'\u0085\u202e\\x $(id)\ny";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long BROWSER_DEADLINE_SECONDS = 90;
 
@@ -76,6 +79,14 @@ public class ReportTest {
         in.resolve("target.jsonl"),
         "{\"id\":" + id + ",\"eventTime\":\"2024-03-02T00:00:00Z\",\"<u>f</u>\":\"</td><td>\"}\n",
         java.nio.file.StandardOpenOption.APPEND);
+    String controlId = JSON.writeValueAsString(CONTROL_ID);
+    for (String side : List.of("source", "target")) {
+      Files.writeString(
+          in.resolve(side + ".jsonl"),
+          "{\"id\":" + controlId + ",\"eventTime\":\"2024-03-02T00:00:00Z\",\"v\":\"" + side
+              + "\"}\n",
+          java.nio.file.StandardOpenOption.APPEND);
+    }
     warehouse = dir.resolve("warehouse");
     ReconcileRun.Outcome outcome = Scenario.runToCompletion(scenario.options(warehouse));
     summary = outcome.summary();
@@ -181,6 +192,112 @@ public class ReportTest {
         hostileOnly(),
         containsString(
             "--naturalId=&#39;&lt;b&gt;id&lt;/b&gt;&amp;&#39;&quot;&#39;&quot;&#39;&quot;&#39;"));
+  }
+
+  /**
+   * The explain command as the page shows it (the text a user copies), pasted into bash, passes
+   * exactly the natural id and the warehouse: bash runs it with {@code printf} in place of the
+   * launcher, which prints each argument it was given.
+   */
+  @Test
+  public void theExplainCommandOnThePagePastesBackIntoBashAsTheSameArguments() throws Exception {
+    Matcher m = Pattern.compile("<code class=\"cmd\">([^<]*)</code>").matcher(hostileOnly());
+    Set<String> ids = new HashSet<>();
+    while (m.find()) {
+      String shown = htmlText(m.group(1));
+      for (char c : shown.toCharArray()) {
+        assertTrue(
+            "printable only: " + TerminalText.escape(shown),
+            c >= 0x20 && c < 0x7f || c > 0xa0 && c < 0x2000);
+      }
+      String launcher = "bin/streamrecon ";
+      assertTrue(shown, shown.startsWith(launcher));
+      List<String> args = bashArguments(shown.substring(launcher.length()));
+      assertEquals(shown, 3, args.size());
+      assertEquals("explain", args.get(0));
+      assertTrue(args.get(1), args.get(1).startsWith("--naturalId="));
+      assertEquals("--warehouse=" + warehouse, args.get(2));
+      ids.add(args.get(1).substring("--naturalId=".length()));
+    }
+    assertEquals(Set.of(HOSTILE_ID, CONTROL_ID), ids);
+  }
+
+  /** Text content as a browser shows it: the page's character references resolved. */
+  private static String htmlText(String html) {
+    return html.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+  }
+
+  /** The arguments bash passes to a command given {@code words} (its own quoting applied). */
+  private static List<String> bashArguments(String words) throws Exception {
+    Process p =
+        new ProcessBuilder("bash", "-c", "printf '%s\\0' " + words)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertTrue("bash finished", p.waitFor(BROWSER_DEADLINE_SECONDS, TimeUnit.SECONDS));
+    assertEquals(0, p.exitValue());
+    String all = new String(out, StandardCharsets.UTF_8);
+    assertTrue(all, all.endsWith("\0"));
+    return List.of(all.substring(0, all.length() - 1).split("\0", -1));
+  }
+
+  @Test
+  public void theReportFollowsNoLinkPlantedAtATemporaryName() throws Exception {
+    Path out = Files.createDirectories(dir.resolve("planted"));
+    Path victim = dir.resolve("victim.txt");
+    Files.writeString(victim, "not yours");
+    for (String name : List.of(".r.html.tmp", ".r.html.tmp.html", "r.html.tmp")) {
+      Files.createSymbolicLink(out.resolve(name), victim);
+    }
+    assertEquals(
+        0,
+        StreamRecon.execute(
+            "report", "--warehouse=" + warehouse, "--out=" + out.resolve("r.html"), "--since=2024-03-02"));
+    assertEquals("not yours", Files.readString(victim));
+    assertTrue(
+        Files.isRegularFile(out.resolve("r.html"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    assertThat(Files.readString(out.resolve("r.html")), containsString("<!DOCTYPE html>"));
+  }
+
+  @Test
+  public void anOutThatIsNoFileIsAUsageErrorInOneLine() throws Exception {
+    Path folder = Files.createDirectories(dir.resolve("a-folder"));
+    assertUsageError("streamrecon: --out is empty: give the HTML file to write", "--out=");
+    assertUsageError(
+        "streamrecon: --out=" + folder + " is a folder: give the HTML file to write, e.g. --out="
+            + folder + "/report.html",
+        "--out=" + folder);
+    assertUsageError("--out=" + folder + "/ is a folder", "--out=" + folder + "/");
+    Path missing = dir.resolve("no-such");
+    assertUsageError(
+        "streamrecon: --out=" + missing + "/ ends with a slash, which names a folder: give the"
+            + " HTML file to write, e.g. --out=" + missing + "/report.html",
+        "--out=" + missing + "/");
+    assertTrue("nothing written", Files.notExists(missing));
+    Path file = Files.writeString(dir.resolve("a-file"), "x");
+    assertUsageError(
+        "streamrecon: --out=" + file + "/sub/r.html: " + file + " is a file, not a folder",
+        "--out=" + file + "/sub/r.html");
+  }
+
+  private static void assertUsageError(String expected, String out) {
+    java.io.PrintStream old = System.err;
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = StreamRecon.execute("report", "--warehouse=" + warehouse, out);
+    } finally {
+      System.setErr(old);
+    }
+    String text = err.toString(StandardCharsets.UTF_8);
+    assertEquals(text, StreamRecon.EXIT_USAGE, code);
+    assertThat(text, containsString(expected));
+    assertEquals("one line: " + text, 1, text.strip().lines().count());
   }
 
   /** The report of the hostile pair alone (its event time is a day after the scenario's). */

@@ -43,6 +43,9 @@ public class TextTest {
     assertEquals("'a b'", Text.shellWord("a b"));
     assertEquals("'it'\"'\"'s'", Text.shellWord("it's"));
     assertEquals("'$(rm -rf x)'", Text.shellWord("$(rm -rf x)"));
+    // Characters a terminal acts on are written as UTF-8 bytes inside ANSI-C quotes.
+    assertEquals("$'a\\x1b[31m\\'\\\\b'", Text.shellWord("a\u001b[31m'\\b"));
+    assertEquals("$'\\xc2\\x85\\xe2\\x80\\xaeid\\x0a'", Text.shellWord("\u0085\u202eid\n"));
   }
 
   @Test

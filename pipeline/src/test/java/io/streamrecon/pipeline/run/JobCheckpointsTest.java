@@ -41,6 +41,19 @@ public class JobCheckpointsTest {
   }
 
   @Test
+  public void theManifestIsWrittenThroughNoLinkPlantedAtATemporaryName() throws Exception {
+    Path wh = tmp.newFolder("wh").toPath();
+    Path root = Files.createDirectories(wh.resolve("_checkpoints").resolve("orders-recon"));
+    Path victim = tmp.newFile("victim").toPath();
+    Files.writeString(victim, "not yours");
+    Files.createSymbolicLink(root.resolve(".job.json.tmp"), victim);
+    JobIdentity first = prepare(options(wh, "--jobName=orders-recon"));
+    assertEquals("not yours", Files.readString(victim));
+    assertFalse(Files.isSymbolicLink(root.resolve("job.json")));
+    assertThat(Files.readString(root.resolve("job.json")), containsString(first.runId()));
+  }
+
+  @Test
   public void firstStartWritesTheManifestAndARestartReusesItsRunId() throws Exception {
     Path wh = tmp.newFolder("wh").toPath();
     JobIdentity first = prepare(options(wh));

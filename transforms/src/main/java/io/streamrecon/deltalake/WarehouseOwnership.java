@@ -92,7 +92,22 @@ public final class WarehouseOwnership {
       return false;
     }
     Path log = new Path(root, DELTA_LOG);
-    return fs.exists(log) ? logHasOurCommit(fs, log) : onlyOurDataFiles(fs, root, table);
+    // A log without a commit yet (a process killed inside its first commit leaves only the
+    // commit's temporary file) is a table before its first commit, as a folder without a log is.
+    return hasCommit(fs, log) ? logHasOurCommit(fs, log) : onlyOurDataFiles(fs, root, table);
+  }
+
+  private static boolean hasCommit(FileSystem fs, Path log) throws IOException {
+    if (!fs.exists(log)) {
+      return false;
+    }
+    for (FileStatus f : fs.listStatus(log)) {
+      if (COMMIT_FILE.matcher(f.getPath().getName()).matches()
+          || f.getPath().getName().endsWith(".checkpoint.parquet")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static void requireEarlierRelease(

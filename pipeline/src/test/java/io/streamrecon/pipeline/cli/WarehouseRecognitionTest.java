@@ -226,7 +226,7 @@ public class WarehouseRecognitionTest {
             "--source=kafka://127.0.0.1:" + port + "/orders",
             "--target=" + input,
             "--kafkaMaxReadTime=5s",
-            "--kafkaProperties=ssl.key.password=hunter2-secret",
+            "--kafkaProperties=client.id=hunter2-not-printed",
             "--warehouse=" + warehouse);
     long tookMillis = (System.nanoTime() - start) / 1_000_000;
     assertRefused(r, "--source: Kafka bootstrap servers 127.0.0.1:" + port + ", topic orders");
@@ -241,8 +241,29 @@ public class WarehouseRecognitionTest {
    */
   @Test
   public void vacuumDeletesTheDataFilesOfAFirstRunThatNeverCommitted() throws Exception {
+    vacuumsAFirstRunThatNeverCommitted(false);
+  }
+
+  /**
+   * The same when the process was killed inside its first commit: the log folder holds only that
+   * commit's temporary file. The table is still ours (a restarted run, or vacuum, must not refuse
+   * it as foreign).
+   */
+  @Test
+  public void aTableKilledInsideItsFirstCommitIsStillOurs() throws Exception {
+    vacuumsAFirstRunThatNeverCommitted(true);
+  }
+
+  private void vacuumsAFirstRunThatNeverCommitted(boolean killedInsideFirstCommit)
+      throws Exception {
     Path dir = tmp.newFolder("failed-first-run").toPath();
     Files.writeString(dir.resolve(WarehouseOwnership.MARKER), "");
+    if (killedInsideFirstCommit) {
+      Path log = Files.createDirectories(dir.resolve("raw_events/_delta_log"));
+      Files.writeString(
+          log.resolve(".00000000000000000000.json.c6d278d8-2543-4d55-bcfe-ea0fac14ba27.tmp"),
+          "{\"commitInfo\":{}}\n");
+    }
     Path partition = dir.resolve("raw_events/side=SOURCE/event_date=2026-12-02");
     Files.createDirectories(partition);
     int copied = 0;

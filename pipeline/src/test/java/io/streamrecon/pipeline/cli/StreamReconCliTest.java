@@ -21,21 +21,11 @@ import org.junit.rules.TemporaryFolder;
 public class StreamReconCliTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  private record Result(int code, String err) {}
-
-  private static Result execute(String... args) {
-    PrintStream old = System.err;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = StreamRecon.execute(args);
-      return new Result(code, err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setErr(old);
-    }
+  private static CliRun execute(String... args) {
+    return CliRun.execute(args);
   }
 
-  private static void assertOneLine(Result r, int code, String expected) {
+  private static void assertOneLine(CliRun r, int code, String expected) {
     assertEquals(r.err(), code, r.code());
     assertThat(r.err(), containsString(expected));
     assertThat(r.err(), not(containsString("\tat ")));
@@ -44,7 +34,7 @@ public class StreamReconCliTest {
 
   @Test
   public void anOptionGivenTwiceIsRefusedWithoutItsValues() {
-    Result r =
+    CliRun r =
         execute(
             "run", "--source=a", "--target=b",
             "--kafkaProperties=sasl.jaas.config=${env:A}",
@@ -66,7 +56,7 @@ public class StreamReconCliTest {
 
   @Test
   public void aLiteralSecretInlineIsRefusedWithoutItsValue() {
-    Result r =
+    CliRun r =
         execute(
             "run", "--source=a", "--target=b",
             "--kafkaProperties=sasl.mechanism=PLAIN,sasl.jaas.config=\"x password=pw-7f3a91;\"");
@@ -195,7 +185,7 @@ public class StreamReconCliTest {
     File warehouse = new File(tmp.getRoot(), "wh");
     String saved = System.setProperty(StreamRecon.SAMPLES_PROPERTY, samples.getPath());
     try {
-      Result r = execute("run", "--runner=DirectRunner", "--warehouse=" + warehouse);
+      CliRun r = execute("run", "--runner=DirectRunner", "--warehouse=" + warehouse);
       assertEquals(r.err(), 0, r.code());
       assertThat(r.err(), containsString("reconciling the bundled samples in " + samples));
       assertTrue(Files.isDirectory(warehouse.toPath().resolve("raw_events/_delta_log")));
@@ -252,7 +242,7 @@ public class StreamReconCliTest {
       "--target=" + target,
       "--warehouse=" + warehouse
     };
-    Result first = execute(run);
+    CliRun first = execute(run);
     assertEquals(first.err(), 0, first.code());
     java.util.Map<String, String> before = files(warehouse);
     assertTrue(before.toString(), before.containsKey("deltas/_delta_log"));
@@ -364,7 +354,7 @@ public class StreamReconCliTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
     try {
-      Result r = execute(args);
+      CliRun r = execute(args);
       return new Output(r.code(), out.toString(StandardCharsets.UTF_8), r.err());
     } finally {
       System.setOut(old);

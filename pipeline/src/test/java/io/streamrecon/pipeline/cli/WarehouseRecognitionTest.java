@@ -11,9 +11,6 @@ import static org.junit.Assert.assertTrue;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseOwnership;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -44,21 +41,11 @@ public class WarehouseRecognitionTest {
 
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  private record Result(int code, String err) {}
-
-  private static Result execute(String... args) {
-    PrintStream old = System.err;
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = StreamRecon.execute(args);
-      return new Result(code, err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setErr(old);
-    }
+  private static CliRun execute(String... args) {
+    return CliRun.execute(args);
   }
 
-  private static void assertRefused(Result r, String expected) {
+  private static void assertRefused(CliRun r, String expected) {
     assertEquals(r.err(), StreamRecon.EXIT_USAGE, r.code());
     assertThat(r.err(), containsString(expected));
     assertThat(r.err(), not(containsString("\tat ")));
@@ -179,7 +166,7 @@ public class WarehouseRecognitionTest {
     for (String table : List.of("raw_events", "deltas", "dead_letters")) {
       FileUtils.copyDirectory(RELEASE.resolve(table).toFile(), release.resolve(table).toFile());
     }
-    Result r = execute(runInto(release));
+    CliRun r = execute(runInto(release));
     assertEquals(r.err(), 0, r.code());
     assertTrue(Files.isRegularFile(release.resolve(WarehouseOwnership.MARKER)));
     assertThat(
@@ -219,7 +206,7 @@ public class WarehouseRecognitionTest {
     Files.writeString(input, EVENT);
     Path warehouse = tmp.getRoot().toPath().resolve("kafka-warehouse");
     long start = System.nanoTime();
-    Result r =
+    CliRun r =
         execute(
             "run",
             "--runner=DirectRunner",
@@ -279,7 +266,7 @@ public class WarehouseRecognitionTest {
     }
     assertThat(copied, greaterThan(0));
 
-    Result r = execute("vacuum", "--warehouse=" + dir, "--retain=1h");
+    CliRun r = execute("vacuum", "--warehouse=" + dir, "--retain=1h");
 
     assertEquals(r.err(), 0, r.code());
     try (Stream<Path> left = Files.walk(dir.resolve("raw_events"))) {

@@ -63,6 +63,14 @@ public final class CrashHarness {
   /** A Hadoop configuration directory that installs {@link CommitPausingFs}, and its classes' jar. */
   public record FaultFs(Path hadoopConfDir, Path jar) {}
 
+  /** The FlinkRunner's options of the crash runs: the embedded cluster, checkpoints every 2 s. */
+  public static final List<String> FLINK_OPTIONS =
+      List.of(
+          "--runner=FlinkRunner",
+          "--flinkMaster=[local]",
+          "--parallelism=2",
+          "--checkpointingInterval=2000");
+
   /** Heap of every pipeline JVM the harness starts (two run side by side on two cores). */
   private static final String HEAP = "-Xmx1g";
 

@@ -50,11 +50,7 @@ public class ShippedCrashRecoveryTest {
   public void binStreamreconOnTheFlinkRunnerRestartsFromItsCheckpoint() throws Exception {
     run(new CrashHarness.Runner(
         "flink",
-        List.of(
-            "--runner=FlinkRunner",
-            "--flinkMaster=[local]",
-            "--parallelism=2",
-            "--checkpointingInterval=2000"),
+        CrashHarness.FLINK_OPTIONS,
         CrashHarness.binStreamrecon(repositoryRoot()),
         true), 8);
   }

@@ -33,11 +33,7 @@ public class ShippedSecretsTest {
   public void flinkRunnerWritesNoSecret() throws Exception {
     new SecretLeakCheck(
             tmp.getRoot().toPath(),
-            List.of(
-                "--runner=FlinkRunner",
-                "--flinkMaster=[local]",
-                "--parallelism=2",
-                "--checkpointingInterval=2000"),
+            CrashHarness.FLINK_OPTIONS,
             bin())
         .run();
   }

@@ -22,14 +22,7 @@ public class FlinkBrokerOutageTest {
    */
   private static final CrashHarness.Runner FLINK =
       new CrashHarness.Runner(
-          "flink",
-          List.of(
-              "--runner=FlinkRunner",
-              "--flinkMaster=[local]",
-              "--parallelism=2",
-              "--checkpointingInterval=2000"),
-          CrashHarness.classPath(List.of()),
-          true);
+          "flink", CrashHarness.FLINK_OPTIONS, CrashHarness.classPath(List.of()), true);
 
   @Test
   public void aBrokerDownFor30sDelaysTheRunAndLosesNothing() throws Exception {

@@ -147,6 +147,11 @@ public class StreamReconCliTest {
         execute("run", "--source=a", "--target=b", "--timeout=forever"),
         StreamRecon.EXIT_USAGE,
         "--timeout=forever is not a duration");
+    // Accepted once, it failed the run inside the pipeline (a timer past Beam's last timestamp).
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--timeout=99999999999d"),
+        StreamRecon.EXIT_USAGE,
+        "--timeout=99999999999d is too long: must be at most 3650000d");
   }
 
   @Test

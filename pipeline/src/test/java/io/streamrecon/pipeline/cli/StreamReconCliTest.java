@@ -155,6 +155,23 @@ public class StreamReconCliTest {
   }
 
   @Test
+  public void anEmptyValueOfAnOptionThatIsNotTextIsNamed() {
+    // Beam's own message names the type only ("... but received: int").
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--runId=", "--maxEventBytes="),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --maxEventBytes= has no value: give a whole number");
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--emitMatches="),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --emitMatches= has no value: give true or false");
+    assertOneLine(
+        execute("replay", "--warehouse=w", "--since=1970-01-01", "--pairingBuckets="),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --pairingBuckets= has no value: give a whole number");
+  }
+
+  @Test
   public void showWithoutTable() throws Exception {
     assertOneLine(
         execute("show", "deltas", "--warehouse=" + tmp.newFolder("empty")),

@@ -55,7 +55,9 @@ public class DurationParserTest {
     for (String tooLong : new String[] {"99999999999d", "3650001d", "P3650001D", "PT87600025H"}) {
       IllegalArgumentException e =
           assertThrows(
-              tooLong, IllegalArgumentException.class, () -> DurationParser.parse("timeout", tooLong));
+              tooLong,
+              IllegalArgumentException.class,
+              () -> DurationParser.parse("timeout", tooLong));
       assertEquals(
           "--timeout=" + tooLong + " is too long: must be at most " + DurationParser.MAX_TEXT,
           e.getMessage());

@@ -40,7 +40,8 @@ public class LineReaderTest {
   public void tellsACutLineFromAShortOneAndKeepsACarriageReturnInsideIt() throws IOException {
     LineReader r =
         new LineReader(
-            new ByteArrayInputStream("abc\r\n  \tlong\nab\rcd\n".getBytes(StandardCharsets.UTF_8)), 3);
+            new ByteArrayInputStream("abc\r\n  \tlong\nab\rcd\n".getBytes(StandardCharsets.UTF_8)),
+            3);
     assertEquals("abc", new String(r.next(), StandardCharsets.UTF_8));
     assertEquals(false, r.lastLineCut()); // its \r\n is the terminator, not content
     // Only blanks are kept, but the line was longer: a reader must not take it for blank.

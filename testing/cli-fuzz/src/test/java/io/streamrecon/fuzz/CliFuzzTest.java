@@ -25,12 +25,12 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+import net.jqwik.api.statistics.Statistics;
 
 /**
  * Feeds generated inputs, options, ids and rules files ({@link FuzzCases}) through the command
@@ -48,8 +48,8 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * </ul>
  *
  * Fixed seed and {@value #TRIES} cases by default; {@code -Dstreamrecon.fuzz.tries=N} and {@code
- * -Dstreamrecon.fuzz.seed=S} run longer or elsewhere (README.md, "Development"). A failure prints the
- * seed, every command line and the input files, and keeps the case directory.
+ * -Dstreamrecon.fuzz.seed=S} run longer or elsewhere (README.md, "Development"). A failure prints
+ * the seed, every command line and the input files, and keeps the case directory.
  */
 class CliFuzzTest {
   /** Cases per `mvn verify`: under a minute on 2 cores (about 0.3 s a case). */
@@ -117,13 +117,20 @@ class CliFuzzTest {
       String[] args = FuzzCase.resolve(command, dir);
       Outcome o = execute(args);
       Failure f = new Failure(c, dir, args, o);
-      f.check(!STACK_TRACE.matcher(o.out()).find() && !STACK_TRACE.matcher(o.err()).find(),
+      f.check(
+          !STACK_TRACE.matcher(o.out()).find() && !STACK_TRACE.matcher(o.err()).find(),
           "a stack trace was printed");
       String name = command.get(0);
       // How far the cases got: a generator that only ever produces refusals tests little.
       Statistics.label("exit codes").collect(name, o.code());
-      f.check(allowedCodes(name).contains(o.code()),
-          "exit code " + o.code() + " is not one " + name + " may end with here " + allowedCodes(name)
+      f.check(
+          allowedCodes(name).contains(o.code()),
+          "exit code "
+              + o.code()
+              + " is not one "
+              + name
+              + " may end with here "
+              + allowedCodes(name)
               + (o.code() == StreamRecon.EXIT_COUNTS ? ": counts do not add up" : ""));
       if (o.code() != 0) {
         checkOneErrorLine(f, o);
@@ -134,10 +141,11 @@ class CliFuzzTest {
     }
 
     Failure after = new Failure(c, dir, new String[0], new Outcome(0, "", ""));
-    after.check(outsideBefore.equals(digests(outside)),
+    after.check(
+        outsideBefore.equals(digests(outside)),
         "outside/ changed: before " + outsideBefore + ", after " + digests(outside));
-    after.check(inBefore.equals(digests(in)),
-        "in/ changed: before " + inBefore + ", after " + digests(in));
+    after.check(
+        inBefore.equals(digests(in)), "in/ changed: before " + inBefore + ", after " + digests(in));
     Set<String> created = listing(dir);
     created.removeAll(Set.of("in", "wh", "outside", FuzzCase.REPORT));
     after.check(created.isEmpty(), "created in the case directory: " + created);
@@ -149,20 +157,26 @@ class CliFuzzTest {
   /**
    * The exit codes each command may end with on these cases (README.md, "Exit codes"; forget:
    * docs/operations.md, "Erasure"): 0 or 2 (bad usage or options, a refused warehouse, a replay
-   * that selects nothing). 1 (failed) and 3 (counts do not add up) are findings: nothing here
-   * fails a healthy local disk, and with {@code --allowMissing} forget does not end with 3.
+   * that selects nothing). 1 (failed) and 3 (counts do not add up) are findings: nothing here fails
+   * a healthy local disk, and with {@code --allowMissing} forget does not end with 3.
    */
   static Set<Integer> allowedCodes(String command) {
     return Set.of(0, StreamRecon.EXIT_USAGE);
   }
 
-  /** A refusal or failure is one {@code streamrecon:} line; anything else on stderr is a log line. */
+  /**
+   * A refusal or failure is one {@code streamrecon:} line; anything else on stderr is a log line.
+   */
   private static void checkOneErrorLine(Failure f, Outcome o) {
     List<String> lines = o.err().lines().filter(l -> !l.isBlank()).toList();
     List<String> errors = lines.stream().filter(l -> !LOG_LINE.matcher(l).matches()).toList();
-    f.check(errors.size() == 1 && errors.get(0).startsWith("streamrecon: "),
-        "exit code " + o.code() + " must come with exactly one 'streamrecon: ' line on stderr, got "
-            + errors.size() + " other than log lines");
+    f.check(
+        errors.size() == 1 && errors.get(0).startsWith("streamrecon: "),
+        "exit code "
+            + o.code()
+            + " must come with exactly one 'streamrecon: ' line on stderr, got "
+            + errors.size()
+            + " other than log lines");
   }
 
   /** The summary says the counts add up, and the tables hold what it counted. */
@@ -177,19 +191,29 @@ class CliFuzzTest {
     lines.addAll(FuzzCase.lines(c.target()));
     long expectedBlank = lines.stream().filter(l -> FuzzCase.isBlank(l, c.maxEventBytes())).count();
     f.check(input == lines.size(), "summary input " + input + " != input lines " + lines.size());
-    f.check(blank == expectedBlank, "summary blank lines " + blank + " != blank input lines " + expectedBlank);
+    f.check(
+        blank == expectedBlank,
+        "summary blank lines " + blank + " != blank input lines " + expectedBlank);
     Path wh = dir.resolve("wh");
     long rawRows = rows(wh, DeltaLakeIO.RAW_EVENTS);
     long deadLetterRows = rows(wh, DeltaLakeIO.DEAD_LETTERS);
-    f.check(rawRows + deadLetterRows == lines.size() - expectedBlank,
-        "raw_events rows " + rawRows + " + dead_letters rows " + deadLetterRows
-            + " != non-blank input lines " + (lines.size() - expectedBlank));
+    f.check(
+        rawRows + deadLetterRows == lines.size() - expectedBlank,
+        "raw_events rows "
+            + rawRows
+            + " + dead_letters rows "
+            + deadLetterRows
+            + " != non-blank input lines "
+            + (lines.size() - expectedBlank));
     f.check(rawRows == raw, "raw_events rows " + rawRows + " != summary raw events " + raw);
-    f.check(deadLetterRows == deadLetters,
+    f.check(
+        deadLetterRows == deadLetters,
         "dead_letters rows " + deadLetterRows + " != summary dead letters " + deadLetters);
   }
 
-  /** Rows of a table; an absent table (a run writes dead_letters only when it has some) has none. */
+  /**
+   * Rows of a table; an absent table (a run writes dead_letters only when it has some) has none.
+   */
   private static long rows(Path wh, String table) {
     if (!Files.isDirectory(wh.resolve(table).resolve("_delta_log"))) {
       return 0;
@@ -214,7 +238,8 @@ class CliFuzzTest {
       System.setOut(oldOut);
       System.setErr(oldErr);
     }
-    return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    return new Outcome(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   /** Failure messages that carry the whole case, so that it can be replayed by hand. */
@@ -224,7 +249,11 @@ class CliFuzzTest {
         return;
       }
       StringBuilder b = new StringBuilder(what).append('\n');
-      b.append("seed: ").append(seedInEffect).append(" (-Dstreamrecon.fuzz.seed=").append(seedInEffect).append(")\n");
+      b.append("seed: ")
+          .append(seedInEffect)
+          .append(" (-Dstreamrecon.fuzz.seed=")
+          .append(seedInEffect)
+          .append(")\n");
       b.append("case directory (kept): ").append(dir).append('\n');
       if (args.length > 0) {
         b.append("command: streamrecon");
@@ -232,14 +261,19 @@ class CliFuzzTest {
           b.append(' ').append(FuzzCase.quote(a));
         }
         b.append("\nexit code: ").append(o.code()).append('\n');
-        b.append("stdout:\n").append(abridged(o.out())).append("stderr:\n").append(abridged(o.err()));
+        b.append("stdout:\n")
+            .append(abridged(o.out()))
+            .append("stderr:\n")
+            .append(abridged(o.err()));
       }
       b.append(c);
       throw new AssertionError(b.toString());
     }
 
     private static String abridged(String s) {
-      return s.length() <= 6000 ? s : s.substring(0, 6000) + "\n... (" + s.length() + " characters)\n";
+      return s.length() <= 6000
+          ? s
+          : s.substring(0, 6000) + "\n... (" + s.length() + " characters)\n";
     }
   }
 

@@ -103,7 +103,12 @@ record FuzzCase(
   }
 
   private static void file(StringBuilder b, String name, byte[] bytes) {
-    b.append("  ").append(CASE).append('/').append(name).append(" (").append(bytes.length)
+    b.append("  ")
+        .append(CASE)
+        .append('/')
+        .append(name)
+        .append(" (")
+        .append(bytes.length)
         .append(" bytes; one line per line, bytes outside printable ASCII as \\xNN):\n");
     for (byte[] line : lines(bytes)) {
       b.append("    |").append(escape(line)).append('\n');

@@ -14,15 +14,35 @@ import org.joda.time.format.ISOPeriodFormat;
 public final class DurationParser {
   private static final Pattern SHORT = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
+  /**
+   * The longest duration accepted: 10,000 years. Timers fire at an event time (years 0001..9999)
+   * plus durations such as the timeout and the allowed lateness; Beam cannot hold a timestamp past
+   * the year 294247, and a run asked for more failed inside the pipeline instead of being refused.
+   */
+  public static final Duration MAX = Duration.standardDays(3_650_000);
+
+  /** {@link #MAX} as error messages print it. */
+  public static final String MAX_TEXT = "3650000d";
+
   private DurationParser() {}
 
   /**
    * The duration {@code text} denotes.
    *
    * @param option the option name, used in the error message
-   * @throws IllegalArgumentException naming the option and the accepted forms
+   * @throws IllegalArgumentException naming the option and the accepted forms, or the longest
+   *     duration accepted ({@value #MAX_TEXT})
    */
   public static Duration parse(String option, String text) {
+    Duration d = parseUnbounded(option, text);
+    if (d.isLongerThan(MAX)) {
+      throw new IllegalArgumentException(
+          "--" + option + "=" + text + " is too long: must be at most " + format(MAX));
+    }
+    return d;
+  }
+
+  private static Duration parseUnbounded(String option, String text) {
     if (text == null || text.isBlank()) {
       throw invalid(option, text);
     }

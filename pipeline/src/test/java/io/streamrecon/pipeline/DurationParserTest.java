@@ -50,6 +50,24 @@ public class DurationParserTest {
   }
 
   @Test
+  public void refusesDurationsPastWhatATimerCanHoldNamingTheOption() {
+    assertEquals(DurationParser.MAX, DurationParser.parse("timeout", DurationParser.MAX_TEXT));
+    for (String tooLong : new String[] {"99999999999d", "3650001d", "P3650001D", "PT87600025H"}) {
+      IllegalArgumentException e =
+          assertThrows(
+              tooLong,
+              IllegalArgumentException.class,
+              () -> DurationParser.parse("timeout", tooLong));
+      assertEquals(
+          "--timeout=" + tooLong + " is too long: must be at most " + DurationParser.MAX_TEXT,
+          e.getMessage());
+    }
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> DurationParser.parseAtLeast("allowedLateness", "99999999999d", Duration.millis(1)));
+  }
+
+  @Test
   public void formatsShortest() {
     assertEquals("10m", DurationParser.format(Duration.standardMinutes(10)));
     assertEquals("2h", DurationParser.format(Duration.standardHours(2)));

@@ -122,7 +122,7 @@ record ReplaySettings(
               .withValidation()
               .as(ReconcileOptions.class);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(StreamRecon.explainOptionError(e.getMessage()), e);
+      throw new IllegalArgumentException(StreamRecon.explainOptionError(e.getMessage(), beam), e);
     }
     String warehouse = options.getWarehouse();
     String rawEvents =

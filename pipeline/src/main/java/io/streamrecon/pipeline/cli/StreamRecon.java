@@ -135,7 +135,7 @@ public final class StreamRecon implements Callable<Integer> {
                 .withValidation()
                 .as(ReconcileOptions.class);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(explainOptionError(e.getMessage()), e);
+        throw new IllegalArgumentException(explainOptionError(e.getMessage(), args), e);
       }
       ReconcileRun.skipDirectRunnerChecks(opts);
       ReconcileRun.Outcome outcome = ReconcileRun.run(opts);
@@ -290,18 +290,57 @@ public final class StreamRecon implements Callable<Integer> {
 
   /** Whether a registered Beam option named {@code name} takes a list (array or collection). */
   private static boolean isListOption(String name) {
+    Class<?> type = optionType(name);
+    return type != null && (type.isArray() || java.util.Collection.class.isAssignableFrom(type));
+  }
+
+  /** The type of the registered Beam option named {@code name}, or null if there is none. */
+  private static Class<?> optionType(String name) {
+    if (name.isEmpty()) {
+      return null;
+    }
     String getter = "get" + Character.toUpperCase(name.charAt(0)) + name.substring(1);
     for (Class<?> options : PipelineOptionsFactory.getRegisteredOptions()) {
       for (java.lang.reflect.Method m : options.getMethods()) {
-        if (m.getName().equals(getter)
-            && m.getParameterCount() == 0
-            && (m.getReturnType().isArray()
-                || java.util.Collection.class.isAssignableFrom(m.getReturnType()))) {
-          return true;
+        if (m.getName().equals(getter) && m.getParameterCount() == 0) {
+          return m.getReturnType();
         }
       }
     }
-    return false;
+    return null;
+  }
+
+  /**
+   * Beam refuses an empty value ({@code --maxEventBytes=}) of an option that is not text without
+   * naming the option: name the first such option of {@code args}.
+   */
+  static String explainOptionError(String message, List<String> args) {
+    if (message != null && message.startsWith("Empty argument value is only allowed for")) {
+      for (String a : args) {
+        if (a.startsWith("--") && a.endsWith("=") && a.indexOf('=') == a.length() - 1) {
+          String name = a.substring(2, a.length() - 1);
+          Class<?> type = optionType(name);
+          if (type != null && type != String.class && !isListOption(name)) {
+            return "--" + name + "= has no value: give " + valueOf(type);
+          }
+        }
+      }
+    }
+    return explainOptionError(message);
+  }
+
+  /** What a value of an option's type is, in words. */
+  private static String valueOf(Class<?> type) {
+    if (type == boolean.class || type == Boolean.class) {
+      return "true or false";
+    }
+    if (type == int.class || type == long.class || type == Integer.class || type == Long.class) {
+      return "a whole number";
+    }
+    if (type.isEnum()) {
+      return "one of " + java.util.Arrays.toString(type.getEnumConstants());
+    }
+    return "a value of type " + type.getSimpleName();
   }
 
   /** Beam's messages for unknown options name its interface; say it the user's way. */

@@ -11,9 +11,10 @@ import java.util.Arrays;
 /**
  * Splits a byte stream into lines at {@code \n} (a trailing {@code \r} is dropped), reading in
  * 64 KiB chunks and holding at most {@code maxLineBytes} of a line: longer lines are cut there and
- * the rest skipped, so one huge line cannot exhaust memory. Empty lines are returned (as empty
- * arrays): a caller counts or skips them. UTF-8 is never decoded here. Closing the reader closes
- * the stream.
+ * the rest skipped, so one huge line cannot exhaust memory; {@link #lastLineCut()} tells a cut
+ * line from a short one (a cut line keeps a {@code \r} it ends on: that is not its terminator).
+ * Empty lines are returned (as empty arrays): a caller counts or skips them. UTF-8 is never
+ * decoded here. Closing the reader closes the stream.
  */
 public final class LineReader implements AutoCloseable {
   private static final VarHandle LONGS =
@@ -26,6 +27,11 @@ public final class LineReader implements AutoCloseable {
   private int pos;
   private int limit;
   private boolean eof;
+  /** Bytes of the current line before its {@code \n}, kept or not. */
+  private long lineLength;
+  /** The last of those bytes. */
+  private byte lastByte;
+  private boolean cut;
 
   /** Reads {@code in}, keeping at most {@code maxLineBytes} (0 or more) of each line. */
   public LineReader(InputStream in, int maxLineBytes) {
@@ -39,6 +45,7 @@ public final class LineReader implements AutoCloseable {
   /** The next line without its terminator, or {@code null} at the end of the stream. */
   public byte[] next() throws IOException {
     line.reset();
+    lineLength = 0;
     boolean any = false;
     while (true) {
       if (pos == limit) {
@@ -49,12 +56,14 @@ public final class LineReader implements AutoCloseable {
       any = true;
       int start = pos;
       pos = indexOfNewline(buffer, pos, limit);
-      if (pos < limit && line.size() == 0) {
+      if (pos < limit && line.size() == 0 && lineLength == 0) {
         // The whole line is in the buffer (the common case): one copy, no staging.
-        int end = start + Math.min(pos - start, maxLineBytes);
-        if (end > start && buffer[end - 1] == '\r') {
-          end--;
+        int content = pos - start;
+        if (content > 0 && buffer[pos - 1] == '\r') {
+          content--;
         }
+        cut = content > maxLineBytes;
+        int end = start + Math.min(content, maxLineBytes);
         pos++; // the '\n'
         return Arrays.copyOfRange(buffer, start, end);
       }
@@ -97,6 +106,10 @@ public final class LineReader implements AutoCloseable {
   }
 
   private void append(int from, int to) {
+    if (to > from) {
+      lineLength += to - from;
+      lastByte = buffer[to - 1];
+    }
     int room = maxLineBytes - line.size();
     if (room > 0) {
       line.write(buffer, from, Math.min(room, to - from));
@@ -104,11 +117,18 @@ public final class LineReader implements AutoCloseable {
   }
 
   private byte[] finish() {
-    byte[] bytes = line.toByteArray();
-    if (bytes.length > 0 && bytes[bytes.length - 1] == '\r') {
-      return Arrays.copyOf(bytes, bytes.length - 1);
-    }
-    return bytes;
+    long content = lineLength > 0 && lastByte == '\r' ? lineLength - 1 : lineLength;
+    cut = content > maxLineBytes;
+    byte[] bytes = line.toByteArray(); // min(lineLength, maxLineBytes) bytes
+    return bytes.length > content ? Arrays.copyOf(bytes, (int) content) : bytes;
+  }
+
+  /**
+   * Whether the line {@link #next()} returned last was longer than {@code maxLineBytes} (its
+   * terminating {@code \r\n} or {@code \n} not counted) and so was cut.
+   */
+  public boolean lastLineCut() {
+    return cut;
   }
 
   @Override

@@ -30,7 +30,8 @@ import org.joda.time.Instant;
  * spaces, tabs or a carriage return, are counted as {@link MetricNames#blankLines} and skipped), with the file and 1-based line number as its
  * {@link Origin} and the read time as record time. Lines are streamed, never whole files; a line
  * longer than {@code maxEventBytes} is cut after {@code maxEventBytes + 1} bytes, so parsing
- * rejects it as too large without it ever being held whole.
+ * rejects it as too large without it ever being held whole (a dead letter, never a blank line, even
+ * when what was kept of it is blank).
  */
 public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput>> {
   private final Side side;
@@ -131,7 +132,8 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
         for (byte[] bytes = reader.next(); bytes != null; bytes = reader.next()) {
           lineNumber++;
           lines.inc();
-          if (isBlank(bytes)) {
+          // A cut line is too large whatever its first bytes: blank it would vanish uncounted.
+          if (!reader.lastLineCut() && isBlank(bytes)) {
             // Not an event, but not silently dropped either: the summary accounts for it.
             blankLines.inc();
             continue;

@@ -137,6 +137,28 @@ public class StreamReconCliTest {
         execute("run", "--source=a", "--target=b", "--timeout=forever"),
         StreamRecon.EXIT_USAGE,
         "--timeout=forever is not a duration");
+    // Accepted once, it failed the run inside the pipeline (a timer past Beam's last timestamp).
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--timeout=99999999999d"),
+        StreamRecon.EXIT_USAGE,
+        "--timeout=99999999999d is too long: must be at most 3650000d");
+  }
+
+  @Test
+  public void anEmptyValueOfAnOptionThatIsNotTextIsNamed() {
+    // Beam's own message names the type only ("... but received: int").
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--runId=", "--maxEventBytes="),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --maxEventBytes= has no value: give a whole number");
+    assertOneLine(
+        execute("run", "--source=a", "--target=b", "--emitMatches="),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --emitMatches= has no value: give true or false");
+    assertOneLine(
+        execute("replay", "--warehouse=w", "--since=1970-01-01", "--pairingBuckets="),
+        StreamRecon.EXIT_USAGE,
+        "streamrecon: --pairingBuckets= has no value: give a whole number");
   }
 
   @Test

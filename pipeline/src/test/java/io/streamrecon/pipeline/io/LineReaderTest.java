@@ -37,6 +37,22 @@ public class LineReaderTest {
   }
 
   @Test
+  public void tellsACutLineFromAShortOneAndKeepsACarriageReturnInsideIt() throws IOException {
+    LineReader r =
+        new LineReader(
+            new ByteArrayInputStream("abc\r\n  \tlong\nab\rcd\n".getBytes(StandardCharsets.UTF_8)),
+            3);
+    assertEquals("abc", new String(r.next(), StandardCharsets.UTF_8));
+    assertEquals(false, r.lastLineCut()); // its \r\n is the terminator, not content
+    // Only blanks are kept, but the line was longer: a reader must not take it for blank.
+    assertEquals("  \t", new String(r.next(), StandardCharsets.UTF_8));
+    assertEquals(true, r.lastLineCut());
+    assertEquals("ab\r", new String(r.next(), StandardCharsets.UTF_8));
+    assertEquals(true, r.lastLineCut());
+    assertEquals(null, r.next());
+  }
+
+  @Test
   public void agreesWithASimpleSplitOnRandomText() throws IOException {
     SplittableRandom r = new SplittableRandom(5);
     for (int round = 0; round < 300; round++) {
@@ -56,17 +72,15 @@ public class LineReaderTest {
     }
   }
 
-  /** Split at \n (no line after a final \n), cut to max bytes, drop a last \r of what is kept. */
+  /** Split at \n (no line after a final \n), drop the line's last \r, cut to max bytes. */
   private static List<String> expected(String text, int max) {
     List<String> out = new ArrayList<>();
     byte[] all = text.getBytes(StandardCharsets.UTF_8);
     int start = 0;
     for (int i = 0; i <= all.length; i++) {
       if (i == all.length ? i > start : all[i] == '\n') {
-        int end = Math.min(i, start + max);
-        if (end > start && all[end - 1] == '\r') {
-          end--;
-        }
+        int content = i > start && all[i - 1] == '\r' ? i - 1 : i;
+        int end = Math.min(content, start + max);
         out.add(new String(all, start, end - start, StandardCharsets.UTF_8));
         start = i + 1;
       }

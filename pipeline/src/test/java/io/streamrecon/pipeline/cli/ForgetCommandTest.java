@@ -17,10 +17,8 @@ import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,23 +46,8 @@ import org.junit.rules.TemporaryFolder;
 public class ForgetCommandTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  private record Result(int code, String out, String err) {}
-
-  private static Result execute(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = StreamRecon.execute(args);
-      return new Result(
-          code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
+  private static CliRun execute(String... args) {
+    return CliRun.execute(args);
   }
 
   /** Rows per natural id of every table with a natural_id column, and each id's rows as text. */
@@ -107,10 +90,10 @@ public class ForgetCommandTest {
   @Test
   public void forgetTwoIdsOfTheSamplesThenExplainThenVacuum() throws Exception {
     File samples = tmp.newFolder("samples");
-    Result gen = execute("samples", "--out=" + samples, "--ids=60");
+    CliRun gen = execute("samples", "--out=" + samples, "--ids=60");
     assertEquals(gen.err(), 0, gen.code());
     String warehouse = tmp.newFolder("wh").getPath();
-    Result run =
+    CliRun run =
         execute(
             "run",
             "--source=" + samples + "/source.jsonl",
@@ -139,7 +122,7 @@ public class ForgetCommandTest {
 
     File idFile = tmp.newFile("ids.txt");
     Files.writeString(idFile.toPath(), "\n" + deadLetterId + "\n");
-    Result forget =
+    CliRun forget =
         execute(
             "forget",
             "--warehouse=" + warehouse,
@@ -202,7 +185,7 @@ public class ForgetCommandTest {
     for (String t : DeltaLakeIO.TABLES) {
       versions.put(t, DeltaLakeTables.tableVersion(warehouse, t));
     }
-    Result again =
+    CliRun again =
         execute(
             "forget",
             "--warehouse=" + warehouse,
@@ -212,7 +195,7 @@ public class ForgetCommandTest {
     assertThat(again.out(), containsString("deltas: nothing to erase"));
     assertThat(again.out(), containsString("nothing erased"));
     assertThat(again.err(), containsString("2 of 2 natural id(s) not found in any table"));
-    Result allowed =
+    CliRun allowed =
         execute(
             "forget",
             "--warehouse=" + warehouse,
@@ -230,7 +213,7 @@ public class ForgetCommandTest {
           1, records.filter(p -> !p.getFileName().toString().startsWith(".")).count());
     }
 
-    Result explain = execute("explain", "--naturalId=" + mismatchId, "--warehouse=" + warehouse);
+    CliRun explain = execute("explain", "--naturalId=" + mismatchId, "--warehouse=" + warehouse);
     assertEquals(explain.err(), 0, explain.code());
     assertThat(explain.out(), containsString("natural id " + mismatchId + " was erased at "));
     assertThat(explain.out(), containsString("0 stored event(s)"));
@@ -257,12 +240,12 @@ public class ForgetCommandTest {
     ErasureRecords.write(
         warehouse, "erasure-stopped", "2026-01-01T00:00:00Z", ErasureRecords.STARTED,
         List.of("ord-00004"), List.of("/id"), List.of());
-    Result stopped = execute("explain", "--naturalId=ord-00004", "--warehouse=" + warehouse);
+    CliRun stopped = execute("explain", "--naturalId=ord-00004", "--warehouse=" + warehouse);
     assertEquals(stopped.err(), 0, stopped.code());
     assertThat(
         stopped.out(),
         containsString("an erasure started at 2026-01-01T00:00:00Z did not record its end"));
-    Result onlyDeadLetter =
+    CliRun onlyDeadLetter =
         execute("explain", "--naturalId=" + deadLetterId, "--warehouse=" + warehouse);
     assertEquals(onlyDeadLetter.err(), 0, onlyDeadLetter.code());
     assertThat(onlyDeadLetter.out(), containsString("was erased at"));
@@ -283,14 +266,14 @@ public class ForgetCommandTest {
   @Test
   public void forgetNeedsIdsAndSaysWhichOption() throws Exception {
     String warehouse = tmp.newFolder("wh").getPath();
-    Result none = execute("forget", "--warehouse=" + warehouse);
+    CliRun none = execute("forget", "--warehouse=" + warehouse);
     assertEquals(StreamRecon.EXIT_USAGE, none.code());
     assertThat(none.err(), containsString("--naturalId=ID[,ID...] or --naturalIdFile=FILE"));
-    Result noFile =
+    CliRun noFile =
         execute("forget", "--warehouse=" + warehouse, "--naturalIdFile=" + tmp.getRoot() + "/no");
     assertEquals(StreamRecon.EXIT_USAGE, noFile.code());
     assertThat(noFile.err(), containsString("is not a file"));
-    Result badKey =
+    CliRun badKey =
         execute("forget", "--warehouse=" + warehouse, "--naturalId=a", "--keyField=id");
     assertEquals(StreamRecon.EXIT_USAGE, badKey.code());
     assertThat(badKey.err(), containsString("--keyField=id"));
@@ -307,7 +290,7 @@ public class ForgetCommandTest {
     Path source = tmp.newFile().toPath();
     Files.writeString(source, lines);
     String warehouse = tmp.newFolder().getPath();
-    Result run =
+    CliRun run =
         execute(
             "run",
             "--runner=DirectRunner",
@@ -332,7 +315,7 @@ public class ForgetCommandTest {
     File idFile = tmp.newFile("ids.txt");
     // Windows line ends and an empty line: only the terminator is removed, the empty line skipped.
     Files.writeString(idFile.toPath(), "tail \r\n\r\n");
-    Result forget =
+    CliRun forget =
         execute(
             "forget",
             "--warehouse=" + warehouse,
@@ -349,7 +332,7 @@ public class ForgetCommandTest {
   public void anIdNoTableHoldsIsNamedAndFailsTheCommandAfterTheOthersAreErased()
       throws Exception {
     String warehouse = warehouseHolding("ord-1", "ord-2");
-    Result forget =
+    CliRun forget =
         execute("forget", "--warehouse=" + warehouse, "--naturalId=ord-1,ord-404, ord-2");
     assertEquals(forget.err(), StreamRecon.EXIT_COUNTS, forget.code());
     assertEquals(
@@ -364,7 +347,7 @@ public class ForgetCommandTest {
         containsString("not found in any table: 2 natural id(s):\n  \"ord-404\"\n  \" ord-2\"\n"));
     assertEquals("ord-1 is erased all the same", List.of("ord-2", "ord-2"), rawEventIds(warehouse));
 
-    Result allowed =
+    CliRun allowed =
         execute("forget", "--warehouse=" + warehouse, "--naturalId=ord-2,ord-405", "--allowMissing");
     assertEquals(allowed.err(), 0, allowed.code());
     assertThat(allowed.out(), containsString("not found in any table: 1 natural id(s):\n  \"ord-405\""));

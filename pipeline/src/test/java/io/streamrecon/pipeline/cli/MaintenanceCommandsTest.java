@@ -8,10 +8,7 @@ import static org.junit.Assert.assertThrows;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.HashSet;
 import java.util.List;
@@ -23,23 +20,8 @@ import org.junit.rules.TemporaryFolder;
 public class MaintenanceCommandsTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
-  private record Result(int code, String out, String err) {}
-
-  private static Result execute(String... args) {
-    PrintStream oldOut = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    try {
-      int code = StreamRecon.execute(args);
-      return new Result(
-          code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(oldOut);
-      System.setErr(oldErr);
-    }
+  private static CliRun execute(String... args) {
+    return CliRun.execute(args);
   }
 
   private void run(String warehouse, String prefix) throws Exception {
@@ -52,7 +34,7 @@ public class MaintenanceCommandsTest {
     Files.writeString(
         target.toPath(),
         "{\"id\":\"" + prefix + "1\",\"eventTime\":\"2024-03-01T08:00:02Z\",\"v\":9}\n");
-    Result r =
+    CliRun r =
         execute("run", "--source=" + source, "--target=" + target, "--warehouse=" + warehouse);
     assertEquals(r.err(), 0, r.code());
   }
@@ -63,14 +45,14 @@ public class MaintenanceCommandsTest {
     run(warehouse, "a");
     run(warehouse, "b");
     List<?> deltasBefore = DeltaLakeTables.readDeltas(warehouse);
-    Result explainBefore = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
+    CliRun explainBefore = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
     assertEquals(explainBefore.err(), 0, explainBefore.code());
 
-    Result compact = execute("compact", "--warehouse=" + warehouse, "--targetFileSize=1MB");
+    CliRun compact = execute("compact", "--warehouse=" + warehouse, "--targetFileSize=1MB");
     assertEquals(compact.err(), 0, compact.code());
     assertThat(compact.out(), containsString("rewritten into 2 file(s)"));
     assertEquals(new HashSet<>(deltasBefore), new HashSet<>(DeltaLakeTables.readDeltas(warehouse)));
-    Result explainAfter = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
+    CliRun explainAfter = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
     // Same payloads, verdicts and diff; only the data file of each row changed.
     assertEquals(
         explainBefore.out().replaceAll("stored in raw_events/\\S+ row \\d+", "")
@@ -78,20 +60,20 @@ public class MaintenanceCommandsTest {
         explainAfter.out().replaceAll("stored in raw_events/\\S+ row \\d+", "")
             .replaceAll("(table version|deltas at) \\d+", ""));
 
-    Result tooShort =
+    CliRun tooShort =
         execute("vacuum", "--warehouse=" + warehouse, "--retainRawEvents=1h", "--timeout=10m");
     assertEquals(StreamRecon.EXIT_USAGE, tooShort.code());
     assertThat(tooShort.err(), containsString("--retainRawEvents=1h is too short"));
     assertThat(tooShort.err(), not(containsString("\tat ")));
 
     // The events are from 2024: a 30-day retention removes them all.
-    Result vacuum =
+    CliRun vacuum =
         execute("vacuum", "--warehouse=" + warehouse, "--retain=7d", "--retainRawEvents=30d");
     assertEquals(vacuum.err(), 0, vacuum.code());
     assertThat(vacuum.out(), containsString("raw_events: removed 2 partition(s)"));
     assertEquals(0, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
 
-    Result expired = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
+    CliRun expired = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
     assertEquals(expired.err(), 0, expired.code());
     assertThat(expired.out(), containsString("0 stored event(s)"));
     assertThat(expired.out(), containsString("MISMATCH"));
@@ -103,13 +85,13 @@ public class MaintenanceCommandsTest {
   @Test
   public void badArguments() throws Exception {
     String warehouse = tmp.newFolder("wh").getPath();
-    Result size = execute("compact", "--warehouse=" + warehouse, "--targetFileSize=big");
+    CliRun size = execute("compact", "--warehouse=" + warehouse, "--targetFileSize=big");
     assertEquals(StreamRecon.EXIT_USAGE, size.code());
     assertThat(size.err(), containsString("--targetFileSize=big is not a size"));
-    Result table = execute("compact", "--warehouse=" + warehouse, "--table=nope");
+    CliRun table = execute("compact", "--warehouse=" + warehouse, "--table=nope");
     assertEquals(StreamRecon.EXIT_USAGE, table.code());
     assertThat(table.err(), containsString("--table=nope is not a table"));
-    Result retain = execute("vacuum", "--warehouse=" + warehouse, "--retain=5m");
+    CliRun retain = execute("vacuum", "--warehouse=" + warehouse, "--retain=5m");
     assertEquals(StreamRecon.EXIT_USAGE, retain.code());
     assertThat(retain.err(), containsString("use at least 1h"));
     assertEquals(128L << 20, MaintenanceCommands.parseSize("t", "128MB"));

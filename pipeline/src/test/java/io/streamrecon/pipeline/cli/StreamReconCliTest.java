@@ -6,11 +6,8 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.File;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.Rule;
@@ -342,7 +339,7 @@ public class StreamReconCliTest {
           {"show", "dead-letters", "--warehouse=" + warehouse},
           {"explain", "--naturalId=" + id + "-none", "--warehouse=" + warehouse}
         }) {
-      Output o = executeCapturingOut(command);
+      CliRun o = execute(command);
       String printed = o.out() + o.err();
       // Jackson writes its own escapes in upper case.
       assertThat(
@@ -362,24 +359,9 @@ public class StreamReconCliTest {
             c == '\n' || !TerminalText.isUnsafe(c));
       }
     }
-    Output explain =
-        executeCapturingOut("explain", "--naturalId=" + id, "--warehouse=" + warehouse);
+    CliRun explain = execute("explain", "--naturalId=" + id, "--warehouse=" + warehouse);
     assertThat(
         explain.out(), containsString("natural id o-\\u001bc\\u009b31m\\u202e\\u2066x\\ny: "));
     assertThat(explain.out(), containsString("src\\u001bc\\u0085\\u202e.jsonl:1"));
-  }
-
-  private record Output(int code, String out, String err) {}
-
-  private static Output executeCapturingOut(String... args) {
-    PrintStream old = System.out;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    try {
-      CliRun r = execute(args);
-      return new Output(r.code(), out.toString(StandardCharsets.UTF_8), r.err());
-    } finally {
-      System.setOut(old);
-    }
   }
 }

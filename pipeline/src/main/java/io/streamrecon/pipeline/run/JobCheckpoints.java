@@ -131,18 +131,8 @@ public final class JobCheckpoints {
               Instant.now().toString(),
               Release.VERSION,
               current);
-      fs.mkdirs(rootPath);
-      // An unpredictable name created afresh: never a file or link someone put there first.
-      org.apache.hadoop.fs.Path tmp =
-          new org.apache.hadoop.fs.Path(
-              rootPath, "." + MANIFEST + "." + java.util.UUID.randomUUID() + ".tmp");
-      try (OutputStream out = fs.create(tmp, false)) {
-        out.write(m.toJson().getBytes(StandardCharsets.UTF_8));
-      }
-      // Rename so that a crash mid-write never leaves a half manifest that blocks every restart.
-      if (!fs.rename(tmp, manifestPath)) {
-        throw new IOException("cannot rename " + tmp + " to " + manifestPath);
-      }
+      // Whole or not at all: a half manifest would block every restart.
+      writeWhole(fs, manifestPath, m.toJson().getBytes(StandardCharsets.UTF_8));
       return new JobIdentity(jobName, m.runId(), root, false);
     } catch (IOException e) {
       throw new IllegalStateException(
@@ -174,6 +164,26 @@ public final class JobCheckpoints {
 
   private static String describe(InputSpec spec) {
     return spec.isKafka() ? "kafka:" + spec.topic() : "file:" + spec.filePattern();
+  }
+
+  /**
+   * Writes {@code bytes} to {@code file} (replacing it) through a temporary file of an
+   * unpredictable name in the same folder, created afresh (never a file or link someone put there
+   * first), then renamed: a crash mid-write leaves the old file or none, never half a file.
+   */
+  public static void writeWhole(FileSystem fs, org.apache.hadoop.fs.Path file, byte[] bytes)
+      throws IOException {
+    fs.mkdirs(file.getParent());
+    org.apache.hadoop.fs.Path tmp =
+        new org.apache.hadoop.fs.Path(
+            file.getParent(), "." + file.getName() + "." + java.util.UUID.randomUUID() + ".tmp");
+    try (OutputStream out = fs.create(tmp, false)) {
+      out.write(bytes);
+    }
+    fs.delete(file, false);
+    if (!fs.rename(tmp, file)) {
+      throw new IOException("cannot rename " + tmp + " to " + file);
+    }
   }
 
   /** The file system of a Hadoop URI; local files without checksum side files. */

@@ -7,7 +7,6 @@ import io.streamrecon.pipeline.run.RunnerSupport.Recovery;
 import io.streamrecon.pipeline.run.RunnerSupport;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -83,15 +82,8 @@ final class SparkRecovery {
     try {
       FileSystem fs = JobCheckpoints.fileSystem(job.checkpointRoot());
       if (!job.resumed() || !fs.exists(file)) {
-        fs.mkdirs(file.getParent());
-        Path tmp = new Path(job.checkpointRoot(), "." + OPTIONS_FILE + ".tmp");
-        try (OutputStream out = fs.create(tmp, true)) {
-          out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(now));
-        }
-        fs.delete(file, false);
-        if (!fs.rename(tmp, file)) {
-          throw new IOException("cannot rename " + tmp + " to " + file);
-        }
+        JobCheckpoints.writeWhole(
+            fs, file, JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(now));
         return;
       }
       Map<String, String> first;

@@ -49,6 +49,9 @@ public class SparkEventTimeStreamingTest {
   /** How many micro-batches (1 s each) the job runs with only the source read: beyond the grace. */
   private static final int BATCHES_BEFORE_TARGET = 20;
 
+  /** Spark's checkpoint interval of a mapWithState stream, in micro-batches. */
+  private static final int PAIRING_CHECKPOINT_EVERY = 10;
+
   private static Scenario scenario;
   private static Set<String> direct;
 
@@ -150,8 +153,15 @@ public class SparkEventTimeStreamingTest {
         AtomicLong batches = countCompletedBatches(first);
         await(first, "the whole source read", 180, () -> Summary.of(first).input() == sourceLines);
         long read = batches.get();
-        // Some batches after the read, so that the checkpoint holds the open entries.
-        await(first, "3 more micro-batches", 60, () -> batches.get() >= read + 3);
+        // Spark checkpoints the pairing's state stream every tenth micro-batch (its default for a
+        // mapWithState stream; Beam sets no interval on it): wait for one past the read, so that
+        // the open entries are in a checkpoint rather than only in the lineage that a recovery
+        // recomputes (the crash tests cover that path).
+        await(
+            first,
+            PAIRING_CHECKPOINT_EVERY + 2 + " more micro-batches",
+            120,
+            () -> batches.get() >= read + PAIRING_CHECKPOINT_EVERY + 2);
       } finally {
         SparkStreamingJobs.stop(first);
       }
@@ -163,7 +173,11 @@ public class SparkEventTimeStreamingTest {
             "the DirectRunner's verdicts",
             300,
             () -> direct.equals(SparkStreamingJobs.currentView(wh)),
-            () -> SparkStreamingJobs.difference(direct, wh));
+            () ->
+                "the restored job counts "
+                    + Summary.of(second).input()
+                    + " records read in all; "
+                    + SparkStreamingJobs.difference(direct, wh));
         assertEquals(0L, Summary.of(second).get(PairEvents.METRIC_EXPIRIES_POSTPONED));
       } finally {
         SparkStreamingJobs.stop(second);

@@ -239,6 +239,41 @@ final class DeltaLakeCommitter {
   }
 
   /**
+   * Commits, on {@code snapshot}, the replacement of {@code removed} by {@code added} in one
+   * transaction: a {@code remove} action per old file, then an {@code add} per new one, all with
+   * {@code dataChange} (false for a rewrite that keeps every row as it was, a compaction). The
+   * commit info is Kernel's own, a "Manual Update". The one home of the rewrite commits of
+   * compaction, erasure and raw event retention; their planning, and what they do on a conflict,
+   * differ and stay with them.
+   *
+   * @return the version committed
+   * @throws ConcurrentWriteException when a commit after {@code snapshot} conflicts with this one
+   *     (it removed one of {@code removed} first); nothing was committed
+   */
+  static long commitRewrite(
+      Engine engine,
+      Path root,
+      Snapshot snapshot,
+      List<AddFile> removed,
+      List<DataFile> added,
+      boolean dataChange) {
+    List<Row> actions = new ArrayList<>(removed.size() + added.size());
+    long now = System.currentTimeMillis();
+    for (AddFile f : removed) {
+      actions.add(
+          SingleAction.createRemoveFileSingleAction(
+              f.toRemoveFileRow(dataChange, Optional.of(now))));
+    }
+    for (DataFile f : added) {
+      actions.add(SingleAction.createAddFileSingleAction(toAddFile(f, dataChange)));
+    }
+    Transaction txn =
+        buildUpdate(engine, root, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
+    return txn.commit(engine, CloseableIterable.inMemoryIterable(toCloseable(actions)))
+        .getVersion();
+  }
+
+  /**
    * Commits the rows of {@code files} that this writer has not stored yet, in one transaction
    * carrying the transaction identifier {@code (appId, version)}, the version at least {@code
    * txnVersion} (the pane index). A row is a copy when its identity ({@link TableLayout#identity})

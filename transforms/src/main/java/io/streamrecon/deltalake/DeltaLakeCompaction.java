@@ -1,17 +1,11 @@
 package io.streamrecon.deltalake;
 
-import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
-import io.delta.kernel.Transaction;
-import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.internal.actions.AddFile;
-import io.delta.kernel.internal.actions.SingleAction;
-import io.delta.kernel.internal.util.Utils;
 import io.delta.kernel.internal.util.VectorUtils;
-import io.delta.kernel.utils.CloseableIterable;
 import io.streamrecon.deltalake.DeltaLakeMaintenance.CompactResult;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -21,7 +15,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
@@ -385,25 +378,10 @@ final class DeltaLakeCompaction {
           return new SwapOutcome(-1, conflicts);
         }
       }
-      List<Row> actions = new ArrayList<>();
-      long now = System.currentTimeMillis();
-      for (AddFile f : inputs) {
-        actions.add(
-            SingleAction.createRemoveFileSingleAction(f.toRemoveFileRow(false, Optional.of(now))));
-      }
-      for (DataFile f : outputs) {
-        actions.add(SingleAction.createAddFileSingleAction(DeltaLakeCommitter.toAddFile(f, false)));
-      }
       try {
-        Transaction txn =
-            DeltaLakeCommitter.buildUpdate(
-                engine, root, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
-        TransactionCommitResult result =
-            txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(
-                    Utils.toCloseableIterator(actions.iterator())));
-        return new SwapOutcome(result.getVersion(), conflicts);
+        long version =
+            DeltaLakeCommitter.commitRewrite(engine, root, snapshot, inputs, outputs, false);
+        return new SwapOutcome(version, conflicts);
       } catch (ConcurrentWriteException e) {
         conflicts++;
         last = e;

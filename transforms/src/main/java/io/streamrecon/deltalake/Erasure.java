@@ -1,23 +1,15 @@
 package io.streamrecon.deltalake;
 
-import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
-import io.delta.kernel.Transaction;
-import io.delta.kernel.TransactionCommitResult;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.internal.actions.AddFile;
-import io.delta.kernel.internal.actions.SingleAction;
-import io.delta.kernel.internal.util.Utils;
-import io.delta.kernel.utils.CloseableIterable;
 import io.streamrecon.deltalake.DeltaLakeMaintenance.ForgetResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -90,23 +82,9 @@ final class Erasure {
       if (inputs.isEmpty()) {
         return new ForgetResult(table, 0, 0, 0, 0, -1, conflicts, Set.of());
       }
-      List<Row> actions = new ArrayList<>();
-      long now = System.currentTimeMillis();
-      for (AddFile f : inputs) {
-        actions.add(
-            SingleAction.createRemoveFileSingleAction(f.toRemoveFileRow(true, Optional.of(now))));
-      }
-      for (DataFile f : outputs) {
-        actions.add(SingleAction.createAddFileSingleAction(DeltaLakeCommitter.toAddFile(f, true)));
-      }
       try {
-        Transaction txn =
-            DeltaLakeCommitter.buildUpdate(
-                engine, root, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
-        TransactionCommitResult result =
-            txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
+        long version =
+            DeltaLakeCommitter.commitRewrite(engine, root, snapshot, inputs, outputs, true);
         RowKeys.removeSidecarsOfRun(withStore, root, sidecarRun);
         return new ForgetResult(
             table,
@@ -114,7 +92,7 @@ final class Erasure {
             cleared,
             inputs.size(),
             outputs.size(),
-            result.getVersion(),
+            version,
             conflicts,
             erasedIds);
       } catch (ConcurrentWriteException e) {

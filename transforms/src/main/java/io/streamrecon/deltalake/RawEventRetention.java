@@ -1,23 +1,15 @@
 package io.streamrecon.deltalake;
 
-import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
-import io.delta.kernel.Transaction;
-import io.delta.kernel.TransactionCommitResult;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.internal.actions.AddFile;
-import io.delta.kernel.internal.actions.SingleAction;
-import io.delta.kernel.internal.util.Utils;
-import io.delta.kernel.utils.CloseableIterable;
 import io.streamrecon.deltalake.DeltaLakeMaintenance.ExpireResult;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -75,34 +67,25 @@ final class RawEventRetention {
     RuntimeException last = null;
     for (int attempt = 1; attempt <= DeltaLakeMaintenance.MAX_ATTEMPTS; attempt++) {
       Snapshot snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
-      List<Row> actions = new ArrayList<>();
+      List<AddFile> expired = new ArrayList<>();
       Set<String> partitions = new TreeSet<>();
       long rows = 0;
-      long stamp = System.currentTimeMillis();
       for (AddFile f : DeltaLakeCompaction.liveFiles(engine, root, snapshot)) {
         Map<String, String> values = DeltaLakeCompaction.partitionValues(f);
         String date = values.get("event_date");
         if (date != null && LocalDate.parse(date).isBefore(cutoff)) {
-          actions.add(
-              SingleAction.createRemoveFileSingleAction(
-                  f.toRemoveFileRow(true, Optional.of(stamp))));
+          expired.add(f);
           partitions.add(TableLayout.partitionDirectory(new TreeMap<>(values)));
           rows += Math.max(0, FileStats.numRecords(DeltaLakeCompaction.stats(f)));
         }
       }
-      if (actions.isEmpty()) {
+      if (expired.isEmpty()) {
         return new ExpireResult(cutoff, List.of(), 0, 0, snapshot.getVersion());
       }
       try {
-        Transaction txn =
-            DeltaLakeCommitter.buildUpdate(
-                engine, root, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
-        TransactionCommitResult result =
-            txn.commit(
-                engine,
-                CloseableIterable.inMemoryIterable(Utils.toCloseableIterator(actions.iterator())));
-        return new ExpireResult(
-            cutoff, List.copyOf(partitions), actions.size(), rows, result.getVersion());
+        long version =
+            DeltaLakeCommitter.commitRewrite(engine, root, snapshot, expired, List.of(), true);
+        return new ExpireResult(cutoff, List.copyOf(partitions), expired.size(), rows, version);
       } catch (ConcurrentWriteException e) {
         last = e;
       }

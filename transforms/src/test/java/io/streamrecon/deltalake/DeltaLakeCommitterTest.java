@@ -1,5 +1,6 @@
 package io.streamrecon.deltalake;
 
+import static java.util.stream.Collectors.toSet;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -12,9 +13,14 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.Snapshot;
+import io.delta.standalone.VersionLog;
+import io.delta.standalone.actions.Action;
 import io.delta.standalone.actions.AddFile;
+import io.delta.standalone.actions.CommitInfo;
+import io.delta.standalone.actions.RemoveFile;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
@@ -469,5 +475,72 @@ public class DeltaLakeCommitterTest {
             IllegalStateException.class,
             () -> new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("app", 0, files));
     assertThat(e.getMessage(), containsString("incompatible schema"));
+  }
+
+  @Test
+  public void aRewriteCommitRemovesExactlyTheGivenFilesAndAddsExactlyTheNewOnes() throws Exception {
+    String warehouse = tmp.getRoot().getPath();
+    DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
+    for (String prefix : List.of("a", "b", "c", "d")) {
+      committer.commit(
+          "app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, prefix, 2, TestEvents.T0)));
+    }
+    io.delta.kernel.engine.Engine engine = committer.engine();
+    org.apache.hadoop.fs.Path root = committer.tableRoot();
+    io.delta.kernel.Snapshot before = DeltaLakeSnapshot.kernelSnapshot(engine, root);
+    List<io.delta.kernel.internal.actions.AddFile> live =
+        DeltaLakeCompaction.liveFiles(engine, root, before);
+    assertThat(live, hasSize(4));
+
+    for (boolean dataChange : List.of(false, true)) {
+      io.delta.kernel.Snapshot snapshot = DeltaLakeSnapshot.kernelSnapshot(engine, root);
+      List<io.delta.kernel.internal.actions.AddFile> current =
+          DeltaLakeCompaction.liveFiles(engine, root, snapshot);
+      List<io.delta.kernel.internal.actions.AddFile> removed = current.subList(0, 2);
+      List<DataFile> added =
+          writeFiles(warehouse, TestEvents.events(Side.SOURCE, "new" + dataChange, 2, TestEvents.T0));
+      long version =
+          DeltaLakeCommitter.commitRewrite(engine, root, snapshot, removed, added, dataChange);
+
+      assertEquals(snapshot.getVersion() + 1, version);
+      Set<String> removes = new HashSet<>();
+      Set<String> adds = new HashSet<>();
+      VersionLog v = DeltaLog.forTable(conf, root.toString()).getChanges(version, true).next();
+      for (Action a : v.getActions()) {
+        if (a instanceof RemoveFile r) {
+          assertEquals(dataChange, r.isDataChange());
+          removes.add(r.getPath());
+        } else if (a instanceof AddFile f) {
+          assertEquals(dataChange, f.isDataChange());
+          adds.add(f.getPath());
+        } else {
+          assertTrue("unexpected " + a, a instanceof CommitInfo);
+        }
+      }
+      assertEquals(
+          removed.stream().map(io.delta.kernel.internal.actions.AddFile::getPath).collect(toSet()),
+          removes);
+      assertEquals(added.stream().map(DataFile::path).collect(toSet()), adds);
+      Set<String> kept = new HashSet<>(adds);
+      for (io.delta.kernel.internal.actions.AddFile f : current.subList(2, current.size())) {
+        kept.add(f.getPath());
+      }
+      Set<String> liveAfter = new HashSet<>();
+      for (AddFile f : DeltaLog.forTable(conf, root.toString()).update().getAllFiles()) {
+        liveAfter.add(f.getPath());
+      }
+      assertEquals(kept, liveAfter);
+      assertEquals(
+          "Manual Update",
+          DeltaLog.forTable(conf, root.toString()).getCommitInfoAt(version).getOperation());
+    }
+
+    // On the snapshot from before, removing a file a later commit removed first is a conflict:
+    // the callers plan again or give up on it.
+    assertThrows(
+        ConcurrentWriteException.class,
+        () ->
+            DeltaLakeCommitter.commitRewrite(
+                engine, root, before, live.subList(0, 1), List.of(), true));
   }
 }

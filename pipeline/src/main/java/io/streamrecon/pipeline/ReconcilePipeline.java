@@ -155,7 +155,7 @@ public final class ReconcilePipeline {
             .withExpiry(s.expiry())
             .withProcessingGrace(s.processingGrace())
             .withBuckets(s.pairingBuckets())
-            .withPlainMatches(s.emitMatches());
+            .withEmitMatches(s.emitMatches());
     ReconcileOptions options = stored.getPipeline().getOptions().as(ReconcileOptions.class);
     if (s.expiry() == PairEvents.Expiry.EVENT_TIME && ReconcileSettings.isSparkStreaming(options)) {
       // No event-time timers there: the pairing reads the watermark the runner tracks.

@@ -135,17 +135,17 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
       Expiry expiry,
       Duration processingGrace,
       int buckets,
-      boolean plainMatches,
+      boolean emitMatches,
       WatermarkSource watermarkSource)
       implements Serializable {
     Settings withBuckets(int n) {
       return new Settings(
-          timeout, allowedLateness, expiry, processingGrace, n, plainMatches, watermarkSource);
+          timeout, allowedLateness, expiry, processingGrace, n, emitMatches, watermarkSource);
     }
 
     Settings withWatermarkSource(WatermarkSource source) {
       return new Settings(
-          timeout, allowedLateness, expiry, processingGrace, buckets, plainMatches, source);
+          timeout, allowedLateness, expiry, processingGrace, buckets, emitMatches, source);
     }
   }
 
@@ -192,7 +192,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace(),
-            settings.buckets(), settings.plainMatches(),
+            settings.buckets(), settings.emitMatches(),
             settings.watermarkSource()));
   }
 
@@ -212,7 +212,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace(),
-            settings.buckets(), settings.plainMatches(),
+            settings.buckets(), settings.emitMatches(),
             settings.watermarkSource()));
   }
 
@@ -226,7 +226,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace(),
-            settings.buckets(), settings.plainMatches(),
+            settings.buckets(), settings.emitMatches(),
             settings.watermarkSource()));
   }
 
@@ -242,7 +242,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace,
-            settings.buckets(), settings.plainMatches(),
+            settings.buckets(), settings.emitMatches(),
             settings.watermarkSource()));
   }
 
@@ -266,13 +266,14 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * such a verdict is only counted (metric {@value #METRIC_MATCH}), for a pipeline that stores
    * differences only: it does not carry every matching pair on (the classic SparkRunner persists
    * this transform's whole output in batch, and MATCHes are most of it). A MATCH that supersedes
-   * an earlier verdict is always emitted: it corrects what was reported.
+   * an earlier verdict is always emitted: it corrects what was reported. Set from {@code
+   * --emitMatches}.
    */
-  public PairEvents withPlainMatches(boolean plainMatches) {
+  public PairEvents withEmitMatches(boolean emitMatches) {
     return new PairEvents(
         new Settings(
             settings.timeout(), settings.allowedLateness(), settings.expiry(),
-            settings.processingGrace(), settings.buckets(), plainMatches,
+            settings.processingGrace(), settings.buckets(), emitMatches,
             settings.watermarkSource()));
   }
 
@@ -296,8 +297,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   }
 
   /** Whether MATCH verdicts that supersede nothing are emitted. */
-  public boolean getPlainMatches() {
-    return settings.plainMatches();
+  public boolean getEmitMatches() {
+    return settings.emitMatches();
   }
 
   /** The bucket count. */
@@ -353,7 +354,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
         .add(DisplayData.item("timeout", getTimeout()).withLabel("Pairing timeout"))
         .add(DisplayData.item("expiry", getExpiry().name()).withLabel("Expiry clock"))
         .add(DisplayData.item("buckets", getBuckets()).withLabel("Pairing buckets"))
-        .add(DisplayData.item("plainMatches", getPlainMatches()).withLabel("Plain MATCH verdicts emitted"))
+        // The display key is part of the pipeline graph runners are given: it keeps its name.
+        .add(DisplayData.item("plainMatches", getEmitMatches()).withLabel("Plain MATCH verdicts emitted"))
         .add(
             getExpiry() == Expiry.EVENT_TIME
                 ? DisplayData.item("allowedLateness", getAllowedLateness())
@@ -408,19 +410,19 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
               "PairInBuckets",
               ParDo.of(
                       new PairEventsFn.PolledWatermarkExpiry(
-                          rules, getAllowedLateness(), getWatermarkSource(), getPlainMatches()))
+                          rules, getAllowedLateness(), getWatermarkSource(), getEmitMatches()))
                   .withOutputTags(MISMATCHES, others));
     } else {
       PairEventsFn<EventRef> fn =
           switch (getExpiry()) {
             case EVENT_TIME ->
                 bounded
-                    ? new PairEventsFn.SortedBoundedExpiry(rules, getPlainMatches())
+                    ? new PairEventsFn.SortedBoundedExpiry(rules, getEmitMatches())
                     : new PairEventsFn.EventTimeExpiry(
-                        rules, getAllowedLateness(), getPlainMatches());
+                        rules, getAllowedLateness(), getEmitMatches());
             case PROCESSING_TIME ->
                 new PairEventsFn.ProcessingTimeExpiry(
-                    rules, getProcessingGrace(), getPlainMatches());
+                    rules, getProcessingGrace(), getEmitMatches());
           };
       outputs = keyed.apply("PairInBuckets", ParDo.of(fn).withOutputTags(MISMATCHES, others));
     }

@@ -120,13 +120,17 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
 
   final PairingRules rules;
   private final long grainMillis;
-  /** Whether MATCH verdicts that supersede nothing are emitted (else only counted). */
+  /**
+   * Whether MATCH verdicts that supersede nothing are emitted (else only counted): {@code
+   * emitMatches}. The field keeps its name because it is part of this DoFn's serialized form,
+   * which a Spark Streaming checkpoint holds.
+   */
   private final boolean plainMatches;
 
-  PairEventsFn(PairingRules rules, Duration dueSpan, boolean plainMatches) {
+  PairEventsFn(PairingRules rules, Duration dueSpan, boolean emitMatches) {
     this.rules = Objects.requireNonNull(rules, "rules");
     this.grainMillis = Math.max(1, dueSpan.getMillis() / SLOTS_PER_TIMEOUT);
-    this.plainMatches = plainMatches;
+    this.plainMatches = emitMatches;
   }
 
   private static Counter counter(String name) {
@@ -465,8 +469,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
 
     private final Duration allowedLateness;
 
-    EventTimeExpiry(PairingRules rules, Duration allowedLateness, boolean plainMatches) {
-      super(rules, rules.timeout(), plainMatches);
+    EventTimeExpiry(PairingRules rules, Duration allowedLateness, boolean emitMatches) {
+      super(rules, rules.timeout(), emitMatches);
       this.allowedLateness = Objects.requireNonNull(allowedLateness, "allowedLateness");
     }
 
@@ -541,8 +545,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
     @TimerId(TIES_TIMER)
     private final TimerSpec tiesTimerSpec = TimerSpecs.timer(TimeDomain.EVENT_TIME);
 
-    SortedBoundedExpiry(PairingRules rules, boolean plainMatches) {
-      super(rules, rules.timeout(), plainMatches);
+    SortedBoundedExpiry(PairingRules rules, boolean emitMatches) {
+      super(rules, rules.timeout(), emitMatches);
     }
 
     /**
@@ -679,8 +683,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
 
     private final Duration grace;
 
-    ProcessingTimeExpiry(PairingRules rules, Duration grace, boolean plainMatches) {
-      super(rules, grace, plainMatches);
+    ProcessingTimeExpiry(PairingRules rules, Duration grace, boolean emitMatches) {
+      super(rules, grace, emitMatches);
       this.grace = Objects.requireNonNull(grace, "grace");
     }
 
@@ -796,8 +800,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
         PairingRules rules,
         Duration allowedLateness,
         WatermarkSource watermarks,
-        boolean plainMatches) {
-      super(rules, rules.timeout(), plainMatches);
+        boolean emitMatches) {
+      super(rules, rules.timeout(), emitMatches);
       this.allowedLateness = Objects.requireNonNull(allowedLateness, "allowedLateness");
       this.watermarks = Objects.requireNonNull(watermarks, "watermarks");
     }

@@ -200,7 +200,7 @@ public class PairEventsTest {
    * that resolves a mismatch, the mismatch and MISSING verdicts still are.
    */
   @Test
-  public void withoutPlainMatchesOnlyCorrectingMatchesAreEmitted() {
+  public void withoutEmitMatchesOnlyCorrectingMatchesAreEmitted() {
     EventRef plainS = src("plain", min(0), A);
     EventRef plainT = tgt("plain", min(1), A);
     EventRef s1 = src("k", min(0), A);
@@ -216,7 +216,7 @@ public class PairEventsTest {
                 .addElements(at(plainT), at(t))
                 .addElements(at(s2))
                 .advanceWatermarkToInfinity(),
-            PairEvents.create().withPlainMatches(false));
+            PairEvents.create().withEmitMatches(false));
     PAssert.that(out.get(PairEvents.MISMATCHES)).containsInAnyOrder(mismatch);
     PAssert.that(out.get(PairEvents.VERDICTS))
         .containsInAnyOrder(resolved, verdict(Status.MISSING_IN_TARGET, alone, null));

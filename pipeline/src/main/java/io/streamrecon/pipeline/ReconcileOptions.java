@@ -1,6 +1,9 @@
 package io.streamrecon.pipeline;
 
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.run.Warehouse;
+import io.streamrecon.transforms.PairEvents;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -38,7 +41,7 @@ public interface ReconcileOptions extends StreamingOptions {
   void setWarehouse(String value);
 
   @Description("JSON Pointer(s) of the natural id; comma-separated for a composite key")
-  @Default.String("/id")
+  @Default.String(ParseConfig.DEFAULT_KEY_FIELD)
   String getKeyField();
 
   void setKeyField(String value);
@@ -46,7 +49,7 @@ public interface ReconcileOptions extends StreamingOptions {
   @Description(
       "JSON Pointer of the event time (ISO-8601 with offset, or epoch millis); empty = the"
           + " record's own time (Kafka record timestamp, or file read time)")
-  @Default.String("/eventTime")
+  @Default.String(ParseConfig.DEFAULT_TIME_FIELD)
   String getTimeField();
 
   void setTimeField(String value);
@@ -66,7 +69,7 @@ public interface ReconcileOptions extends StreamingOptions {
   void setRules(String value);
 
   @Description("Pairing timeout in event time (PT10M or 10m)")
-  @Default.String("10m")
+  @Default.String(ReconcileSettings.DEFAULT_TIMEOUT)
   String getTimeout();
 
   void setTimeout(String value);
@@ -100,7 +103,7 @@ public interface ReconcileOptions extends StreamingOptions {
           + " its bookkeeping per bucket, however many ids it sees; 1 to 65536 (1024; unless given, 64"
           + " on the DirectRunner and 4096 on Spark streaming). Keep it across restarts of one"
           + " job: restored state is found by bucket")
-  @Default.Integer(1024)
+  @Default.Integer(PairEvents.DEFAULT_BUCKETS)
   int getPairingBuckets();
 
   void setPairingBuckets(int value);
@@ -139,7 +142,7 @@ public interface ReconcileOptions extends StreamingOptions {
 
   @Description(
       "Files under the target size in one partition that trigger --autoCompact (2 to 10000)")
-  @Default.Integer(io.streamrecon.deltalake.DeltaLakeIO.DEFAULT_AUTO_COMPACT_FILES)
+  @Default.Integer(DeltaLakeIO.DEFAULT_AUTO_COMPACT_FILES)
   int getAutoCompactFiles();
 
   void setAutoCompactFiles(int value);
@@ -197,7 +200,7 @@ public interface ReconcileOptions extends StreamingOptions {
   void setKafkaMaxReadTime(String value);
 
   @Description("Largest accepted event in bytes; larger inputs become dead letters")
-  @Default.Integer(io.streamrecon.json.ParseConfig.DEFAULT_MAX_EVENT_BYTES)
+  @Default.Integer(ParseConfig.DEFAULT_MAX_EVENT_BYTES)
   int getMaxEventBytes();
 
   void setMaxEventBytes(int value);

@@ -65,6 +65,12 @@ public record ReconcileSettings(
   }
 
   /**
+   * The default of {@code --timeout}, and of the maintenance commands' {@code --timeout} that
+   * names the running job's: {@link PairEvents#DEFAULT_TIMEOUT} as the option writes it.
+   */
+  public static final String DEFAULT_TIMEOUT = "10m";
+
+  /**
    * Pairing buckets on the DirectRunner unless {@code --pairingBuckets} is given. The DirectRunner
    * scans every pending timer of every key on each watermark refresh and fires timers one bundle
    * per key, so its cost follows the number of keys. It runs three threads and restores no

@@ -42,6 +42,7 @@ public class ReconcileSettingsTest {
     assertEquals("/eventTime", s.timeField());
     assertEquals(List.of(), s.ignoreFields());
     assertEquals(Duration.standardMinutes(10), s.timeout());
+    assertEquals("the option's default is the pairing's", PairEvents.DEFAULT_TIMEOUT, s.timeout());
     assertEquals("allowed lateness defaults to the timeout", s.timeout(), s.allowedLateness());
     assertEquals(PairEvents.Expiry.EVENT_TIME, s.expiry());
     assertFalse(s.emitMatches());

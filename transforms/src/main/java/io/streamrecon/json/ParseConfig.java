@@ -20,7 +20,10 @@ public record ParseConfig(
     implements Serializable {
 
   /** The natural id is the top-level {@code id} field unless configured otherwise. */
-  public static final List<String> DEFAULT_KEY_FIELDS = List.of("/id");
+  public static final String DEFAULT_KEY_FIELD = "/id";
+
+  /** {@link #DEFAULT_KEY_FIELD} as the list of key fields. */
+  public static final List<String> DEFAULT_KEY_FIELDS = List.of(DEFAULT_KEY_FIELD);
 
   /** The event time is the top-level {@code eventTime} field unless configured otherwise. */
   public static final String DEFAULT_TIME_FIELD = "/eventTime";

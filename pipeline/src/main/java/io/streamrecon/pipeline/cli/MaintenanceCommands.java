@@ -7,6 +7,7 @@ import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.files.LocalFiles;
 import io.streamrecon.pipeline.DurationParser;
+import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.json.ParseConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -129,7 +130,10 @@ final class MaintenanceCommands {
         description = "Remove raw_events partitions whose event_date is older than this (e.g. 30d)")
     String retainRawEvents;
 
-    @Option(names = "--timeout", defaultValue = "10m", description = "The running job's --timeout")
+    @Option(
+        names = "--timeout",
+        defaultValue = ReconcileSettings.DEFAULT_TIMEOUT,
+        description = "The running job's --timeout")
     String timeout;
 
     @Option(
@@ -213,7 +217,7 @@ final class MaintenanceCommands {
 
     @Option(
         names = "--keyField",
-        defaultValue = "/id",
+        defaultValue = ParseConfig.DEFAULT_KEY_FIELD,
         description =
             "The run's --keyField: tells which dead letters name the ids"
                 + " (default: ${DEFAULT-VALUE})")

@@ -13,16 +13,26 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 
 /**
- * Test-only local file system for Hadoop's {@code FileContext} (through which delta-standalone
- * writes the transaction log): with {@code -Dstreamrecon.test.pauseAtCommit=K} the K-th Delta Lake
- * commit of the process announces itself in the file named by {@code
- * -Dstreamrecon.test.pauseMarker} and then blocks for ever, after its log entry was written to a
- * temporary file and before the rename that commits it. A crash test kills the process there.
- * Enabled by a {@code core-site.xml} on the class path ({@link #coreSiteXml}).
+ * Test-only local file systems that pause a process at the moment a crash test kills it. Hadoop's
+ * {@code FileContext} (and the project's local log store): with {@code
+ * -Dstreamrecon.test.pauseAtCommit=K} the K-th Delta Lake commit of the process announces itself in
+ * the file named by {@code -Dstreamrecon.test.pauseMarker} and then blocks for ever, after its log
+ * entry was written to a temporary file and before the rename that commits it. Hadoop's {@code
+ * FileSystem} ({@link CheckpointPausingFs}): the same at the K-th Spark checkpoint file ({@link
+ * #AT_CHECKPOINT}). Enabled by a {@code core-site.xml} ({@link #coreSiteXml}) in the Hadoop
+ * configuration directory.
  */
 public final class CommitPausingFs extends DelegateToFileSystem {
   public static final String AT = "streamrecon.test.pauseAtCommit";
   public static final String MARKER = "streamrecon.test.pauseMarker";
+
+  /**
+   * With {@code -Dstreamrecon.test.pauseAtCheckpoint=K}, the K-th Spark checkpoint file of the
+   * process (a state partition {@code rdd-N/part-NNNNN} or the streaming context's {@code
+   * checkpoint-<time>}) announces itself in the marker file and blocks for ever, written under its
+   * temporary name and not yet renamed to the name a restore reads.
+   */
+  public static final String AT_CHECKPOINT = "streamrecon.test.pauseAtCheckpoint";
 
   public CommitPausingFs(URI uri, Configuration conf) throws IOException, URISyntaxException {
     super(FsConstants.LOCAL_FS_URI, new Pausing(), conf, FsConstants.LOCAL_FS_URI.getScheme(), false);
@@ -41,6 +51,9 @@ public final class CommitPausingFs extends DelegateToFileSystem {
         + "  </property>\n  <property>\n"
         + "    <name>" + io.streamrecon.deltalake.AtomicLocalLogStore.CONF_KEY + "</name>\n"
         + "    <value>" + PausingLogStore.class.getName() + "</value>\n"
+        + "  </property>\n  <property>\n"
+        + "    <name>fs.file.impl</name>\n"
+        + "    <value>" + CheckpointPausingFs.class.getName() + "</value>\n"
         + "  </property>\n</configuration>\n";
   }
 
@@ -55,7 +68,8 @@ public final class CommitPausingFs extends DelegateToFileSystem {
     try (java.util.jar.JarOutputStream out =
         new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
       for (Class<?> c : java.util.List.of(
-          CommitPausingFs.class, Pausing.class, PausingLogStore.class)) {
+          CommitPausingFs.class, Pausing.class, PausingLogStore.class,
+          CheckpointPausingFs.class)) {
         String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
         try (java.io.InputStream in = c.getResourceAsStream(file)) {
           if (in == null) {
@@ -80,12 +94,29 @@ public final class CommitPausingFs extends DelegateToFileSystem {
     if (!dirName.equals("_delta_log") || !fileName.matches("\\d{20}\\.json")) {
       return;
     }
-    int n = COMMITS.incrementAndGet();
-    Integer at = Integer.getInteger(AT);
+    pauseIfNth(COMMITS.incrementAndGet(), AT, "paused before committing " + what);
+  }
+
+  private static final AtomicInteger CHECKPOINT_FILES = new AtomicInteger();
+
+  /** Counts a Spark checkpoint file about to get its final name; pauses if it is the chosen one. */
+  static void pauseIfChosenCheckpoint(Path src, Path dst) throws IOException {
+    String dir = dst.getParent() == null ? "" : dst.getParent().getName();
+    boolean statePartition = dir.matches("rdd-\\d+") && dst.getName().matches("part-\\d+");
+    boolean context = dst.getName().matches("checkpoint-\\d+");
+    if (statePartition || context) {
+      pauseIfNth(
+          CHECKPOINT_FILES.incrementAndGet(),
+          AT_CHECKPOINT,
+          "paused before publishing Spark checkpoint file " + dst + " (temporary " + src + ")");
+    }
+  }
+
+  private static void pauseIfNth(int n, String property, String what) throws IOException {
+    Integer at = Integer.getInteger(property);
     String marker = System.getProperty(MARKER);
     if (at != null && marker != null && n == at) {
-      Files.writeString(
-          java.nio.file.Path.of(marker), "paused before committing " + what + "\n", StandardCharsets.UTF_8);
+      Files.writeString(java.nio.file.Path.of(marker), what + "\n", StandardCharsets.UTF_8);
       Object never = new Object();
       synchronized (never) {
         while (true) {
@@ -116,6 +147,18 @@ public final class CommitPausingFs extends DelegateToFileSystem {
           target.getFileName().toString(),
           target + " (temporary " + temp + ")");
       super.publish(temp, target, path);
+    }
+  }
+
+  /**
+   * Hadoop's local {@code file:} file system (through which Spark writes its checkpoints), paused
+   * at the chosen checkpoint file ({@link #AT_CHECKPOINT}); otherwise Hadoop's own.
+   */
+  public static final class CheckpointPausingFs extends org.apache.hadoop.fs.LocalFileSystem {
+    @Override
+    public boolean rename(Path src, Path dst) throws IOException {
+      pauseIfChosenCheckpoint(src, dst);
+      return super.rename(src, dst);
     }
   }
 

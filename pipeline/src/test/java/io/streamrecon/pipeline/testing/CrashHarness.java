@@ -135,6 +135,12 @@ public final class CrashHarness {
     KILL_AFTER_DELTAS_COMMIT,
     /** SIGTERM (a stop as a service manager sends it), then a start with the same command. */
     STOP_AND_RESTART,
+    /**
+     * SIGKILL while a Spark checkpoint file (state or streaming context) is written, before it
+     * gets the name a restore reads. SparkRunner only: Spark writes its checkpoints through
+     * Hadoop's file system, where the test can pause it; Flink writes through its own.
+     */
+    KILL_DURING_CHECKPOINT,
     BROKER_DOWN_30S
   }
 
@@ -264,6 +270,20 @@ public final class CrashHarness {
               ChildProcesses.await("B paused inside Delta Lake commit " + k, 150, b, logB,
                   () -> Files.exists(marker));
               note("SIGKILL B inside a commit: " + readQuietly(marker).trim());
+              ChildProcesses.kill(b);
+              b = startPipeline(argsB, logB, faultFs, List.of());
+            }
+            case KILL_DURING_CHECKPOINT -> {
+              // As for a commit: this start is the restart, paused at its k-th checkpoint file.
+              int k = 1 + random.nextInt(6);
+              ChildProcesses.kill(b);
+              Path marker = dir.resolve("paused-" + (restarts++));
+              b = startPipeline(argsB, logB, faultFs, List.of(
+                  "-D" + CommitPausingFs.AT_CHECKPOINT + "=" + k,
+                  "-D" + CommitPausingFs.MARKER + "=" + marker));
+              ChildProcesses.await("B paused at Spark checkpoint file " + k, 150, b, logB,
+                  () -> Files.exists(marker));
+              note("SIGKILL B while a checkpoint is written: " + readQuietly(marker).trim());
               ChildProcesses.kill(b);
               b = startPipeline(argsB, logB, faultFs, List.of());
             }

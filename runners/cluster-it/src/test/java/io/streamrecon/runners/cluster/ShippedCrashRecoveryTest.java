@@ -12,8 +12,8 @@ import org.junit.rules.TemporaryFolder;
 
 /**
  * The crash test through the artifacts users run: a Kafka job killed with SIGKILL after some
- * raw_events commits, stopped with SIGTERM, killed inside a Delta Lake commit and after some
- * deltas commits, each time started again with the same command, must end with the tables of an
+ * raw_events commits, stopped with SIGTERM, killed inside a Delta Lake commit, while a checkpoint
+ * file is written (SparkRunner) and after some deltas commits, each time started again with the same command, must end with the tables of an
  * undisturbed run (same final verdicts, late events where it had them, nothing lost, nothing
  * doubled). Launched as the README and docs/operations.md say: {@code bin/streamrecon run} on the
  * SparkRunner and on the FlinkRunner, the spark-submit jar through Spark's {@code SparkSubmit} on
@@ -33,6 +33,15 @@ public class ShippedCrashRecoveryTest {
           Fault.KILL_DURING_COMMIT,
           Fault.KILL_AFTER_DELTAS_COMMIT);
 
+  /** The faults of a Spark run: those above, and a kill while a checkpoint file is written. */
+  private static final List<Fault> SPARK_FAULTS =
+      List.of(
+          Fault.KILL_AFTER_RAW_COMMITS,
+          Fault.STOP_AND_RESTART,
+          Fault.KILL_DURING_COMMIT,
+          Fault.KILL_DURING_CHECKPOINT,
+          Fault.KILL_AFTER_DELTAS_COMMIT);
+
   /** The SparkRunner's options of the crash runs (event-time expiry from the runner's watermark). */
   private static final List<String> SPARK =
       List.of(
@@ -44,7 +53,7 @@ public class ShippedCrashRecoveryTest {
   @Test
   public void binStreamreconOnTheSparkRunnerRestartsFromItsCheckpoint() throws Exception {
     run(new CrashHarness.Runner(
-        "spark", SPARK, CrashHarness.binStreamrecon(repositoryRoot()), true), 8);
+        "spark", SPARK, CrashHarness.binStreamrecon(repositoryRoot()), true), 8, SPARK_FAULTS);
   }
 
   @Test
@@ -53,12 +62,12 @@ public class ShippedCrashRecoveryTest {
         "flink",
         CrashHarness.FLINK_OPTIONS,
         CrashHarness.binStreamrecon(repositoryRoot()),
-        true), 8);
+        true), 8, FAULTS);
   }
 
   @Test
   public void sparkSubmitJarRestartsFromItsCheckpoint() throws Exception {
-    run(new CrashHarness.Runner("spark-submit", SPARK, sparkSubmit(), true), 5);
+    run(new CrashHarness.Runner("spark-submit", SPARK, sparkSubmit(), true), 5, SPARK_FAULTS);
   }
 
   /**
@@ -70,12 +79,12 @@ public class ShippedCrashRecoveryTest {
   public void flinkRunJarRestartsFromItsCheckpoint() throws Exception {
     List<String> options =
         CrashHarness.FLINK_OPTIONS.stream().filter(o -> !o.startsWith("--flinkMaster=")).toList();
-    run(new CrashHarness.Runner("flink-run", options, flinkRun(), true), 9);
+    run(new CrashHarness.Runner("flink-run", options, flinkRun(), true), 9, FAULTS);
   }
 
-  private void run(CrashHarness.Runner runner, long seed) throws Exception {
+  private void run(CrashHarness.Runner runner, long seed, List<Fault> faults) throws Exception {
     CrashHarness.Result r =
-        new CrashHarness(CrashHarness.workDir(tmp.getRoot().toPath()), runner, seed).run(FAULTS);
+        new CrashHarness(CrashHarness.workDir(tmp.getRoot().toPath()), runner, seed).run(faults);
     CrashHarness.assertSameOutcome(r, true);
   }
 
@@ -123,6 +132,55 @@ public class ShippedCrashRecoveryTest {
   private CrashHarness.Launcher flinkRun() throws java.io.IOException {
     Path conf = tmp.newFolder("flink-conf").toPath();
     java.nio.file.Files.writeString(conf.resolve("config.yaml"), "parallelism.default: 2\n");
+    CrashHarness.Launcher plain = flinkRun(conf, List.of());
+    // A restart as an operator does it: the same command is refused, naming the checkpoint to
+    // restore, and that checkpoint is passed with -s.
+    return (runArgs, log, faults, jvmOptions) -> {
+      if (!hasCompletedFlinkCheckpoint(runArgs)) {
+        return plain.start(runArgs, log, faults, jvmOptions);
+      }
+      Process refused = plain.start(runArgs, log, faults, jvmOptions);
+      try {
+        org.junit.Assert.assertTrue(
+            "flink run without -s did not end within 120 s although the job has a checkpoint",
+            refused.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("waiting for flink run to refuse");
+      }
+      String out = java.nio.file.Files.readString(log);
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("run the same command with -s (\\S+) after `run`")
+              .matcher(out.substring(out.lastIndexOf("=== start")));
+      org.junit.Assert.assertTrue(
+          "flink run without -s ended (exit " + refused.exitValue() + ") without naming the"
+              + " checkpoint to restore; see " + log,
+          refused.exitValue() == 2 && m.find());
+      return flinkRun(conf, List.of("-s", m.group(1))).start(runArgs, log, faults, jvmOptions);
+    };
+  }
+
+  /** Whether the run's warehouse holds a completed Flink checkpoint ({@code chk-N/_metadata}). */
+  private static boolean hasCompletedFlinkCheckpoint(List<String> runArgs) throws java.io.IOException {
+    Path warehouse =
+        Path.of(
+            runArgs.stream()
+                .filter(a -> a.startsWith("--warehouse="))
+                .findFirst()
+                .orElseThrow()
+                .substring("--warehouse=".length()));
+    Path checkpoints = warehouse.resolve("_checkpoints");
+    if (!java.nio.file.Files.isDirectory(checkpoints)) {
+      return false;
+    }
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(checkpoints, 5)) {
+      return files.anyMatch(
+          p -> p.getFileName().toString().equals("_metadata")
+              && p.getParent().getFileName().toString().startsWith("chk-"));
+    }
+  }
+
+  private static CrashHarness.Launcher flinkRun(Path conf, List<String> clientOptions) {
     return (runArgs, log, faults, jvmOptions) -> {
       Path jar = Distribution.builtJar("flink", "-flink-run.jar");
       String classPath = Distribution.distClassPath("flink");
@@ -137,6 +195,7 @@ public class ShippedCrashRecoveryTest {
           "run",
           "-t", "local",
           "-c", "io.streamrecon.runners.flink.FlinkMain"));
+      cmd.addAll(clientOptions);
       if (faults != null) {
         cmd.addAll(List.of("-C", faults.jar().toUri().toString()));
       }

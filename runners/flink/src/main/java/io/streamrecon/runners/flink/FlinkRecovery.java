@@ -13,6 +13,8 @@ import java.util.stream.Stream;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -27,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * execution.savepoint.path}) passed as {@code --flinkConfDir}. Bundles are finished before the
  * checkpoint barrier ({@code --finishBundleBeforeCheckpointing}), so no output waits in the
  * runner for the next input. Options set by the user win.
+ *
+ * <p>Under {@code flink run} (Beam's {@code [auto]} master) Beam takes the client's environment as
+ * it is, so only the client restores: a job with completed checkpoints starts when the command
+ * names one ({@code -s}) and is refused otherwise, with the path to pass, rather than starting over
+ * from the group's committed offsets with its open entries lost.
  */
 public final class FlinkRecovery implements RunnerSupport {
   private static final Logger LOG = LoggerFactory.getLogger(FlinkRecovery.class);
@@ -92,10 +99,23 @@ public final class FlinkRecovery implements RunnerSupport {
       FileSystem fs = JobCheckpoints.fileSystem(storage);
       Path storagePath = new Path(storage);
       Optional<FlinkCheckpoints.Completed> newest = FlinkCheckpoints.newest(fs, storagePath);
+      Optional<String> clientRestore = underFlinkClient(f) ? clientSavepoint() : Optional.empty();
       if (newest.isPresent()) {
         String chk = newest.get().dir().toString();
         if (RunnerSupport.isExplicit(options, "savepointPath")) {
           restore = "restoring from --savepointPath=" + f.getSavepointPath() + " as given";
+        } else if (clientRestore.isPresent()) {
+          restore = "restoring from " + clientRestore.get() + " (flink run -s)";
+        } else if (underFlinkClient(f)) {
+          throw new IllegalArgumentException(
+              "job "
+                  + job.jobName()
+                  + " has completed checkpoints, and under flink run Flink restores only the"
+                  + " checkpoint the command names: run the same command with -s "
+                  + chk
+                  + " after `run`, or add --fresh to start the job over (its checkpoints under "
+                  + job.checkpointRoot()
+                  + " are moved aside)");
         } else {
           restoreFrom(f, chk);
           restore = "restoring from " + chk;
@@ -127,6 +147,29 @@ public final class FlinkRecovery implements RunnerSupport {
             + storage
             + "; "
             + restore);
+  }
+
+  /**
+   * Whether the job is submitted by Flink's client ({@code flink run}): Beam's default master
+   * {@code [auto]} in a JVM where the client installed its context environment. Beam then takes
+   * the environment without configuration, so neither {@code --savepointPath} nor a configuration
+   * directory reaches it: only the client's own settings ({@code -s}) restore a checkpoint.
+   */
+  static boolean underFlinkClient(FlinkPipelineOptions f) {
+    String master = f.getFlinkMaster();
+    return (master == null || master.equals("[auto]"))
+        && StreamExecutionEnvironment.getExecutionEnvironment()
+            .getClass()
+            .getName()
+            .equals("org.apache.flink.client.program.StreamContextEnvironment");
+  }
+
+  /** The checkpoint or savepoint the Flink client was told to restore ({@code flink run -s}). */
+  private static Optional<String> clientSavepoint() {
+    return StreamExecutionEnvironment.getExecutionEnvironment()
+        .getConfiguration()
+        .getOptional(SavepointConfigOptions.SAVEPOINT_PATH)
+        .filter(p -> !p.isBlank());
   }
 
   /** A remote master takes {@code --savepointPath}; the embedded cluster reads its config dir. */

@@ -240,7 +240,8 @@ public interface ReconcileOptions extends StreamingOptions {
   void setFailOn(String value);
 
   @Description(
-      "A local file the run's summary is written to as one JSON object, at the end of the run"
+      "Bounded runs: a local file the run's summary is written to as one JSON object, at the"
+          + " end of the run"
           + " (docs/operations.md, Gating a pipeline); empty for none")
   @Default.String("")
   String getSummaryJson();

@@ -218,6 +218,14 @@ public record ReconcileSettings(
               + " judge; bound it with --kafkaMaxRecords or --kafkaMaxReadTime, or drop --failOn");
     }
     Path summaryJson = summaryJson(o.getSummaryJson());
+    if (summaryJson != null && !bounded(source, target, o.getKafkaMaxRecords(), maxReadTime)) {
+      // A streaming job ends on a signal, and the JVM exits once its shutdown hooks are done,
+      // whether or not the file has been written: a file that may be missing gates nothing.
+      throw new IllegalArgumentException(
+          "--summaryJson applies to bounded runs only: an unbounded Kafka run ends on a signal,"
+              + " before a summary could be written; bound it with --kafkaMaxRecords or"
+              + " --kafkaMaxReadTime, or drop --summaryJson");
+    }
     return new ReconcileSettings(
         source,
         target,

@@ -170,8 +170,7 @@ public final class StreamRecon implements Callable<Integer> {
       }
       int code = exitCode(state, summary, breached);
       if (summaryFile != null) {
-        // An unbounded run's id is the job's, which the options hold once the run has started.
-        SummaryJson json = SummaryJson.of(opts.getRunId(), state.name(), code, summary, breached);
+        SummaryJson json = SummaryJson.of(settings.runId(), state.name(), code, summary, breached);
         try {
           json.writeTo(summaryFile);
         } catch (IOException | RuntimeException e) {

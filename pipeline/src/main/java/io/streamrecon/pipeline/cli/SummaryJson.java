@@ -18,7 +18,7 @@ import java.util.Map;
 /**
  * The file of {@code --summaryJson}: what the printed summary says, as one JSON object a CI step
  * can read (field names in docs/operations.md#gating-a-pipeline). Only counts, the run id, the
- * release and the outcome: never an option's value, a payload or a natural id.
+ * release and the outcome: never another option's value, a path, a payload or a natural id.
  *
  * @param release the streamrecon release that ran
  * @param state Beam's final state of the pipeline, such as {@code DONE}

@@ -165,7 +165,7 @@ public class FailOnCliTest {
   }
 
   @Test
-  public void anUnboundedKafkaRunRefusesFailOn() {
+  public void anUnboundedKafkaRunRefusesFailOnAndSummaryJson() {
     CliRun r =
         CliRun.execute(
             "run",
@@ -175,6 +175,16 @@ public class FailOnCliTest {
             "--failOn=mismatch>0");
     assertOneLine(r, StreamRecon.EXIT_USAGE, "--failOn applies to bounded runs only");
     assertThat(r.err(), containsString("--kafkaMaxRecords or --kafkaMaxReadTime"));
+    assertOneLine(
+        CliRun.execute(
+            "run",
+            "--source=kafka://localhost:1/src",
+            "--target=" + tmp.getRoot().toPath().resolve("target.jsonl"),
+            "--warehouse=" + tmp.getRoot().toPath().resolve("wh"),
+            "--summaryJson=" + tmp.getRoot().toPath().resolve("summary.json")),
+        StreamRecon.EXIT_USAGE,
+        "--summaryJson applies to bounded runs only");
+    assertFalse(Files.exists(tmp.getRoot().toPath().resolve("wh")));
   }
 
   @Test

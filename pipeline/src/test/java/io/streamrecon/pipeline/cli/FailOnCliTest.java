@@ -196,6 +196,19 @@ public class FailOnCliTest {
   }
 
   @Test
+  public void aReplayRefusesTheGateOptionsInsteadOfIgnoringThem() {
+    for (String option : List.of("--failOn=mismatch>0", "--summaryJson=summary.json")) {
+      IllegalArgumentException e =
+          org.junit.Assert.assertThrows(
+              IllegalArgumentException.class,
+              () -> ReplaySettings.parse(List.of("--since=1970-01-01", option)));
+      assertThat(
+          e.getMessage(),
+          containsString(option.substring(0, option.indexOf('=')) + " does not apply"));
+    }
+  }
+
+  @Test
   public void countsThatDoNotAddUpOutrankABreachedRule() {
     Summary gap = new Summary(Map.of(MetricNames.RAW_EVENTS, 5L));
     Summary fine = new Summary(Map.of());

@@ -108,7 +108,8 @@ public class FailOnRulesTest {
     assertBad("mismatch>x", "'mismatch>x' has no valid count");
     assertBad("mismatch>1.5", "'mismatch>1.5' has no valid count");
     assertBad("mismatch>", "'mismatch>' has no valid count");
-    assertBad("mismatch>99999999999999999999", "'mismatch>99999999999999999999' has a count too large");
+    assertBad(
+        "mismatch>99999999999999999999", "'mismatch>99999999999999999999' has a count too large");
     assertBad("mismatch>-1", "'mismatch>-1' has a negative value");
     assertBad("missing>-0.5%", "'missing>-0.5%' has a negative value");
     assertBad("missing>1.%", "'missing>1.%' has no valid percentage");

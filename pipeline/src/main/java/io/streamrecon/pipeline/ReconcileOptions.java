@@ -228,6 +228,26 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setAllowStateLossOnCrash(boolean value);
 
+  @Description(
+      "Bounded runs: thresholds that end a finished run with exit code 4, comma-separated"
+          + " METRIC>VALUE or METRIC>=VALUE, like mismatch>0,missing>0.1%,deadLetters>0;"
+          + " metrics mismatch, missingInTarget, missingInSource, missing, deadLetters, late,"
+          + " duplicate, superseded; VALUE a count or a percentage"
+          + " (docs/operations.md, Gating a pipeline). Empty for none")
+  @Default.String("")
+  String getFailOn();
+
+  void setFailOn(String value);
+
+  @Description(
+      "Bounded runs: a local file the run's summary is written to as one JSON object, at the"
+          + " end of the run"
+          + " (docs/operations.md, Gating a pipeline); empty for none")
+  @Default.String("")
+  String getSummaryJson();
+
+  void setSummaryJson(String value);
+
   /** {@code run-<UTC start time>-<random>}: unique enough to tell runs apart in the tables. */
   class RunIdFactory implements DefaultValueFactory<String> {
     private static final DateTimeFormatter FORMAT =

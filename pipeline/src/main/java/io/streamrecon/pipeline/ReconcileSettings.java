@@ -6,9 +6,13 @@ import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.KafkaProperties;
+import io.streamrecon.pipeline.run.FailOnRules;
 import io.streamrecon.pipeline.run.RunnerSupport;
 import io.streamrecon.pipeline.run.Runners;
 import io.streamrecon.transforms.PairEvents;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +33,8 @@ import org.joda.time.Duration;
  * @param rawCommitInterval how often the raw_events writer commits, see {@link
  *     #rawCommitInterval(ReconcileOptions, PairEvents.Expiry, Duration)}
  * @param autoCompactFiles the small-file threshold of {@code --autoCompact}, 0 when it is off
+ * @param failOn the thresholds of {@code --failOn}, {@link FailOnRules#none()} without
+ * @param summaryJson the local file of {@code --summaryJson}, {@code null} without
  */
 public record ReconcileSettings(
     InputSpec source,
@@ -56,7 +62,9 @@ public record ReconcileSettings(
     Duration progressInterval,
     boolean streaming,
     ComparisonRules rules,
-    int autoCompactFiles) {
+    int autoCompactFiles,
+    FailOnRules failOn,
+    Path summaryJson) {
 
   public ReconcileSettings {
     keyFields = List.copyOf(keyFields);
@@ -201,6 +209,23 @@ public record ReconcileSettings(
         (source.isKafka() || target.isKafka())
             && o.getKafkaMaxRecords() == 0
             && maxReadTime == null;
+    FailOnRules failOn = FailOnRules.parse(o.getFailOn());
+    if (!failOn.isEmpty() && !bounded(source, target, o.getKafkaMaxRecords(), maxReadTime)) {
+      // A streaming job has no end at which its counts are final; a threshold met mid-stream
+      // would either stop the job or be lost when it is stopped.
+      throw new IllegalArgumentException(
+          "--failOn applies to bounded runs only: an unbounded Kafka run has no final counts to"
+              + " judge; bound it with --kafkaMaxRecords or --kafkaMaxReadTime, or drop --failOn");
+    }
+    Path summaryJson = summaryJson(o.getSummaryJson());
+    if (summaryJson != null && !bounded(source, target, o.getKafkaMaxRecords(), maxReadTime)) {
+      // A streaming job ends on a signal, and the JVM exits once its shutdown hooks are done,
+      // whether or not the file has been written: a file that may be missing gates nothing.
+      throw new IllegalArgumentException(
+          "--summaryJson applies to bounded runs only: an unbounded Kafka run ends on a signal,"
+              + " before a summary could be written; bound it with --kafkaMaxRecords or"
+              + " --kafkaMaxReadTime, or drop --summaryJson");
+    }
     return new ReconcileSettings(
         source,
         target,
@@ -227,13 +252,51 @@ public record ReconcileSettings(
         progress,
         o.isStreaming() || unboundedKafka,
         rules,
-        autoCompactFiles);
+        autoCompactFiles,
+        failOn,
+        summaryJson);
   }
 
   /** True when the run reads only bounded input and ends by itself. */
   public boolean bounded() {
+    return bounded(source, target, kafkaMaxRecords, kafkaMaxReadTime);
+  }
+
+  private static boolean bounded(
+      InputSpec source, InputSpec target, long kafkaMaxRecords, Duration kafkaMaxReadTime) {
     boolean kafka = source.isKafka() || target.isKafka();
     return !kafka || kafkaMaxRecords > 0 || kafkaMaxReadTime != null;
+  }
+
+  /**
+   * The file of {@code --summaryJson}, null when blank. Checked before the run, so that a run is
+   * not wasted on a summary it cannot write: a path, not a folder, under no file.
+   */
+  private static Path summaryJson(String value) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    Path path;
+    try {
+      path = Path.of(value.strip());
+    } catch (InvalidPathException e) {
+      throw new IllegalArgumentException(
+          "--summaryJson=" + value + ": not a file path; give a local file such as summary.json");
+    }
+    if (Files.isDirectory(path)) {
+      throw new IllegalArgumentException(
+          "--summaryJson=" + value + " is a folder: give a file in it, such as summary.json");
+    }
+    for (Path p = path.toAbsolutePath().getParent(); p != null; p = p.getParent()) {
+      if (Files.exists(p)) {
+        if (!Files.isDirectory(p)) {
+          throw new IllegalArgumentException(
+              "--summaryJson=" + value + ": " + p + " is a file, not a folder");
+        }
+        break;
+      }
+    }
+    return path;
   }
 
   private static PairEvents.Expiry expiry(ReconcileOptions o) {

@@ -64,6 +64,12 @@ record ReplaySettings(
           "autoCompact",
           "autoCompactFiles");
 
+  /**
+   * Options of {@code run} that gate a run on its summary: a replay prints its own report of what
+   * changed, not a run's summary, so they would be ignored there.
+   */
+  private static final Set<String> RUN_GATE_OPTIONS = Set.of("failOn", "summaryJson");
+
   /** Options the replay reads itself; all others go to Beam as options of {@code run}. */
   private static final Set<String> SELECTION = Set.of("runId", "since", "until", "naturalId");
 
@@ -95,6 +101,12 @@ record ReplaySettings(
         } else {
           mine.put(name, value.trim());
         }
+      } else if (RUN_GATE_OPTIONS.contains(name)) {
+        throw new IllegalArgumentException(
+            "replay: --"
+                + name
+                + " does not apply: it is an option of run only (a replay records what it"
+                + " judged under _replays/ instead)");
       } else if (INPUT_OPTIONS.contains(name) || name.startsWith("kafka")) {
         throw new IllegalArgumentException(
             "replay: --"

@@ -3,10 +3,16 @@ package io.streamrecon.pipeline.cli;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.run.FailOnRules;
 import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.samples.RulesSample;
 import io.streamrecon.pipeline.samples.SampleGenerator;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -55,6 +61,11 @@ public final class StreamRecon implements Callable<Integer> {
    * no table: the command finished, but did not do all it was asked.
    */
   public static final int EXIT_COUNTS = 3;
+  /**
+   * Exit code for a run that finished, with counts that add up, over a threshold of {@code
+   * --failOn}: the data differ more than the caller accepts ({@link #EXIT_COUNTS} comes first).
+   */
+  public static final int EXIT_FAIL_ON = 4;
 
   /** Whether {@code --verbose} was given: library logs at INFO and a failure's stack trace. */
   private static boolean verbose;
@@ -138,16 +149,61 @@ public final class StreamRecon implements Callable<Integer> {
         throw new IllegalArgumentException(explainOptionError(e.getMessage(), args), e);
       }
       ReconcileRun.skipDirectRunnerChecks(opts);
+      // A bad --failOn or --summaryJson ends here, before anything runs.
+      ReconcileSettings settings = ReconcileSettings.from(opts);
+      Path summaryFile = settings.summaryJson();
+      if (summaryFile != null) {
+        // A file left by an earlier run must not pass for this run's if this one fails.
+        deleteSummaryFile(summaryFile);
+      }
       ReconcileRun.Outcome outcome = ReconcileRun.run(opts);
       PipelineResult.State state = outcome.result().getState();
-      System.out.print(outcome.summary().format());
+      Summary summary = outcome.summary();
+      System.out.print(summary.format());
       System.out.flush();
+      List<FailOnRules.Breach> breached = settings.failOn().breaches(summary);
+      for (FailOnRules.Breach b : breached) {
+        System.err.println("streamrecon: " + b.line());
+      }
       if (state != PipelineResult.State.DONE) {
         System.err.println("streamrecon: run ended in state " + state);
-        return EXIT_FAILED;
       }
-      return outcome.summary().addsUp() ? 0 : EXIT_COUNTS;
+      int code = exitCode(state, summary, breached);
+      if (summaryFile != null) {
+        SummaryJson json = SummaryJson.of(settings.runId(), state.name(), code, summary, breached);
+        try {
+          json.writeTo(summaryFile);
+        } catch (IOException | RuntimeException e) {
+          throw new Failure(
+              "cannot write --summaryJson=" + summaryFile + " (" + e.getMessage() + ")", e);
+        }
+      }
+      return code;
     }
+
+    private static void deleteSummaryFile(Path file) {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        throw new IllegalArgumentException(
+            "--summaryJson=" + file + ": cannot replace the file (" + e.getMessage() + ")", e);
+      }
+    }
+  }
+
+  /**
+   * A run's exit code: a failed run first, then counts that do not add up (the verdicts cannot be
+   * trusted, so a threshold over them says little), then a breached {@code --failOn} rule.
+   */
+  static int exitCode(
+      PipelineResult.State state, Summary summary, List<FailOnRules.Breach> breached) {
+    if (state != PipelineResult.State.DONE) {
+      return EXIT_FAILED;
+    }
+    if (!summary.addsUp()) {
+      return EXIT_COUNTS;
+    }
+    return breached.isEmpty() ? 0 : EXIT_FAIL_ON;
   }
 
   /**

@@ -2,8 +2,10 @@ package io.streamrecon.pipeline.run;
 
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Side;
+import io.streamrecon.model.Status;
 import io.streamrecon.transforms.Diff;
 import io.streamrecon.transforms.PairEvents;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -125,6 +127,73 @@ public record Summary(Map<String, Long> counts) {
   /** MISMATCH verdicts with differences under the rules. */
   public long mismatch() {
     return get(PairEvents.METRIC_MISMATCH) - get(Diff.MATCH_WITHIN_TOLERANCE);
+  }
+
+  /** MISSING_IN_TARGET verdicts. */
+  public long missingInTarget() {
+    return get(PairEvents.METRIC_MISSING_IN_TARGET);
+  }
+
+  /** MISSING_IN_SOURCE verdicts. */
+  public long missingInSource() {
+    return get(PairEvents.METRIC_MISSING_IN_SOURCE);
+  }
+
+  /** Raw events that arrived after their key's entry had closed. */
+  public long late() {
+    return get(PairEvents.METRIC_LATE);
+  }
+
+  /** Raw events equal by hash to one their side already sent (docs/design.md), dropped. */
+  public long duplicate() {
+    return get(PairEvents.METRIC_DUPLICATE);
+  }
+
+  /** Raw events dropped for a newer version of their natural id (docs/design.md). */
+  public long superseded() {
+    return get(PairEvents.METRIC_SUPERSEDED);
+  }
+
+  /** The verdicts the run reached, whatever their status: match + mismatch + both missing. */
+  public long verdicts() {
+    return match() + mismatch() + missingInTarget() + missingInSource();
+  }
+
+  /** The verdicts per status, in the order of {@link Status}. */
+  public Map<Status, Long> verdictsByStatus() {
+    Map<Status, Long> byStatus = new EnumMap<>(Status.class);
+    byStatus.put(Status.MATCH, match());
+    byStatus.put(Status.MISMATCH, mismatch());
+    byStatus.put(Status.MISSING_IN_TARGET, missingInTarget());
+    byStatus.put(Status.MISSING_IN_SOURCE, missingInSource());
+    return byStatus;
+  }
+
+  /**
+   * Every count {@link #format} prints, under the camel-case form of its label (docs/operations.md
+   * lists them), in the order printed; the counts shown there only when not zero are always here.
+   */
+  public Map<String, Long> printedCounts() {
+    Map<String, Long> c = new LinkedHashMap<>();
+    c.put("inputSource", get(MetricNames.input(Side.SOURCE)));
+    c.put("inputTarget", get(MetricNames.input(Side.TARGET)));
+    c.put("blankLinesSource", get(MetricNames.blankLines(Side.SOURCE)));
+    c.put("blankLinesTarget", get(MetricNames.blankLines(Side.TARGET)));
+    c.put("deadLettersSource", get(MetricNames.deadLetters(Side.SOURCE)));
+    c.put("deadLettersTarget", get(MetricNames.deadLetters(Side.TARGET)));
+    c.put("rawEvents", raw());
+    c.put("rawEventsReplayedCopies", get(RAW_EVENTS_RECOGNISED));
+    c.put("match", match());
+    c.put("matchWithinTolerance", get(Diff.MATCH_WITHIN_TOLERANCE));
+    c.put("mismatch", mismatch());
+    c.put("payloadsDeletedNotDiffed", get(MetricNames.PAYLOADS_DELETED));
+    c.put("missingInTarget", missingInTarget());
+    c.put("missingInSource", missingInSource());
+    c.put("duplicate", duplicate());
+    c.put("superseded", superseded());
+    c.put("late", late());
+    c.put("eventsInVerdicts", get(PairEvents.METRIC_EVENTS_IN_VERDICTS));
+    return c;
   }
 
   /** Input lines or records over both sides. */

@@ -181,6 +181,22 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setKafkaIdleAfter(String value);
 
+  @Description(
+      "Kafka watermark: the most the source's records are appended behind their event time (0s"
+          + " to 7d). An idle source partition's watermark stays this far behind the wall clock, so"
+          + " a silent source holds the target's expiry this long at most; empty = the largest lag"
+          + " each partition's records showed before it went quiet (none beyond 24h: a replay)")
+  @Default.String("")
+  String getSourceLag();
+
+  void setSourceLag(String value);
+
+  @Description("Kafka watermark: as --sourceLag, for the target's records")
+  @Default.String("")
+  String getTargetLag();
+
+  void setTargetLag(String value);
+
   @Description("Read only committed records of transactional Kafka producers")
   @Default.Boolean(false)
   boolean getKafkaReadCommitted();

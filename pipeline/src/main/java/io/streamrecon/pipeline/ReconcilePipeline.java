@@ -262,6 +262,7 @@ public final class ReconcilePipeline {
         .withTimeField(s.timeField())
         .withMaxOutOfOrderness(s.kafkaMaxOutOfOrderness())
         .withIdleAfter(s.kafkaIdleAfter())
+        .withAppendLag(s.appendLag(side))
         .withReadCommitted(s.kafkaReadCommitted())
         .withMaxRecords(s.kafkaMaxRecords())
         .withMaxReadTime(s.kafkaMaxReadTime());

@@ -4,8 +4,10 @@ import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.ParseConfig;
+import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.KafkaProperties;
+import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.run.FailOnRules;
 import io.streamrecon.pipeline.run.RunnerSupport;
 import io.streamrecon.pipeline.run.Runners;
@@ -25,6 +27,8 @@ import org.joda.time.Duration;
  * one clear line.
  *
  * @param kafkaMaxReadTime {@code null} for no limit
+ * @param sourceLag {@code --sourceLag}, {@code null} when not declared (observed per partition)
+ * @param targetLag {@code --targetLag}, {@code null} when not declared (observed per partition)
  * @param processingGrace wall-clock grace for {@link PairEvents.Expiry#PROCESSING_TIME}
  * @param pairingBuckets the pairing's bucket count, see {@code PairEvents#withBuckets}
  * @param rules the comparison rules of {@code --rules}, {@link ComparisonRules#none()} without;
@@ -55,6 +59,8 @@ public record ReconcileSettings(
     Map<String, String> kafkaProperties,
     Duration kafkaMaxOutOfOrderness,
     Duration kafkaIdleAfter,
+    Duration sourceLag,
+    Duration targetLag,
     boolean kafkaReadCommitted,
     long kafkaMaxRecords,
     Duration kafkaMaxReadTime,
@@ -164,6 +170,8 @@ public record ReconcileSettings(
       throw new IllegalArgumentException(
           "--kafkaIdleAfter=" + o.getKafkaIdleAfter() + " is too long: must be at most 1h");
     }
+    Duration sourceLag = appendLag("sourceLag", o.getSourceLag());
+    Duration targetLag = appendLag("targetLag", o.getTargetLag());
     if (o.getKafkaMaxRecords() < 0) {
       throw new IllegalArgumentException(
           "--kafkaMaxRecords=" + o.getKafkaMaxRecords() + " must be 0 (unbounded) or more");
@@ -245,6 +253,8 @@ public record ReconcileSettings(
         kafka,
         outOfOrder,
         idleAfter,
+        sourceLag,
+        targetLag,
         o.getKafkaReadCommitted(),
         o.getKafkaMaxRecords(),
         maxReadTime,
@@ -255,6 +265,11 @@ public record ReconcileSettings(
         autoCompactFiles,
         failOn,
         summaryJson);
+  }
+
+  /** The declared lag of {@code side}'s records, {@code null} when it is observed. */
+  public Duration appendLag(Side side) {
+    return side == Side.SOURCE ? sourceLag : targetLag;
   }
 
   /** True when the run reads only bounded input and ends by itself. */
@@ -297,6 +312,28 @@ public record ReconcileSettings(
       }
     }
     return path;
+  }
+
+  /**
+   * {@code --sourceLag} or {@code --targetLag}: empty (observed per partition), or 0 to {@link
+   * ReadKafka#MAX_APPEND_LAG}.
+   */
+  private static Duration appendLag(String option, String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    Duration lag = DurationParser.parse(option, text);
+    if (lag.isLongerThan(ReadKafka.MAX_APPEND_LAG)) {
+      throw new IllegalArgumentException(
+          "--"
+              + option
+              + "="
+              + text
+              + " is too long: must be 0s to "
+              + DurationParser.format(ReadKafka.MAX_APPEND_LAG)
+              + ", or empty to observe the lag per partition");
+    }
+    return lag;
   }
 
   private static PairEvents.Expiry expiry(ReconcileOptions o) {

@@ -1,6 +1,7 @@
 package io.streamrecon.pipeline;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.model.Side;
 
 import io.streamrecon.transforms.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -231,6 +232,29 @@ public class ReconcileSettingsTest {
         "--source=a", "--target=b", "--kafkaIdleAfter=500ms");
     assertError("--kafkaIdleAfter=2h is too long: must be at most 1h",
         "--source=a", "--target=b", "--kafkaIdleAfter=2h");
+  }
+
+  @Test
+  public void appendLagsAreObservedUnlessDeclared() {
+    ReconcileSettings s = settings("--source=a", "--target=b");
+    assertNull(s.appendLag(Side.SOURCE));
+    assertNull(s.appendLag(Side.TARGET));
+    ReconcileSettings declared =
+        settings("--source=a", "--target=b", "--targetLag=6h", "--sourceLag=0s");
+    assertEquals(Duration.standardHours(6), declared.appendLag(Side.TARGET));
+    assertEquals("0s is declared, not observed", Duration.ZERO, declared.appendLag(Side.SOURCE));
+    assertEquals(
+        Duration.standardDays(7),
+        settings("--source=a", "--target=b", "--sourceLag=P7D").appendLag(Side.SOURCE));
+  }
+
+  @Test
+  public void appendLagsAreZeroToSevenDays() {
+    assertError("--targetLag=8d is too long: must be 0s to 7d, or empty to observe the lag",
+        "--source=a", "--target=b", "--targetLag=8d");
+    assertError("--sourceLag=-1m is not a duration", "--source=a", "--target=b", "--sourceLag=-1m");
+    assertError("--sourceLag=soon is not a duration",
+        "--source=a", "--target=b", "--sourceLag=soon");
   }
 
   @Test

@@ -23,8 +23,19 @@ import org.slf4j.LoggerFactory;
  *       the partition's largest event time so far, so it neither moves the watermark nor is late.
  *   <li>Watermark: the largest event time seen in the partition minus {@code
  *       --kafkaMaxOutOfOrderness}, never beyond wall clock minus that bound.
- *   <li>Idle partition: the watermark advances with the wall clock minus the bound, so a quiet
- *       partition does not hold back expiry of the others. A partition is idle once the reader's
+ *   <li>Idle partition: the watermark advances with the wall clock, kept behind it by the
+ *       partition's lag, so a quiet partition does not hold back expiry of the others for longer
+ *       than its records are known to come late: watermark = check time minus the kept lag minus
+ *       the bound, never beyond wall clock minus the bound. The kept lag is the side's declared
+ *       lag ({@code --sourceLag} / {@code --targetLag}) when one is given. Otherwise it is the
+ *       largest append lag (Kafka record time minus event time) of the records read since the
+ *       partition was last idle: a producer or a replica that runs behind, or loads in bursts,
+ *       appends its next records about that far behind the wall clock, and the first records of
+ *       a burst are the oldest, so the largest lag of a spell is what keeps the next spell's
+ *       records on time. An observed lag beyond {@link #MAX_OBSERVED_LAG} is a replayed or
+ *       backfilled topic, whose lag is months: it keeps no lag, so expiry is not frozen for
+ *       months. A partition without a record since the JVM started keeps the declared lag, or
+ *       none. A partition is idle once the reader's
  *       backlog checks have found it empty, with no record read, for {@code --kafkaIdleAfter}
  *       (default {@link #DEFAULT_IDLE_AFTER}) of wall clock, counted from the first fresh check
  *       that found it so. A check is fresh when it began less than {@link #MAX_CHECK_GAP} ago and
@@ -33,13 +44,11 @@ import org.slf4j.LoggerFactory;
  *       event times from the outage, so the observation starts again with the first fresh check
  *       after it. (KafkaIO stamps a check with the moment it began, and a check waits in the
  *       client for the broker: a check that began before an outage can end after it.) The
- *       observation outlives a reader (runners recreate readers from checkpoints) but not the
- *       JVM: a job restored after a crash starts unobserved. The same holds for an empty
- *       partition. Requiring 30 s of quiet, rather than a momentarily empty backlog, is what keeps
- *       a producer that runs behind (appending records seconds after their event time) from
- *       having its next records turned late. The idle watermark is not held back by the last
- *       record's append lag (Kafka time minus event time): on a replayed old topic, whose lag is
- *       months, that would freeze it for ever.
+ *       observation, the observed lag included, outlives a reader (runners recreate readers from
+ *       checkpoints) but not the JVM: a job restored after a crash starts unobserved. The same
+ *       holds for an empty partition. Requiring 30 s of quiet, rather than a momentarily empty
+ *       backlog, is what keeps a producer that runs seconds behind from having its next records
+ *       turned late before its lag has been seen.
  *   <li>A backlog the reader does not know yet (a new reader's first moments) neither starts nor
  *       ends the observation.
  *   <li>The watermark never goes back.
@@ -62,26 +71,48 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
    */
   static final Duration MAX_CHECK_GAP = Duration.standardSeconds(10);
 
+  /**
+   * The largest observed append lag an idle partition keeps. A producer or replica that runs
+   * behind is minutes or hours late; a lag of more than a day is a replayed or backfilled topic,
+   * and keeping it would freeze the partition's watermark, and with it every expiry, for as long
+   * as the replay is old. Such a partition keeps no lag. A side known to run later than this
+   * declares its lag instead.
+   */
+  static final Duration MAX_OBSERVED_LAG = Duration.standardHours(24);
+
   private final EventTimeExtractor extractor;
   private final Duration maxOutOfOrderness;
   private final Duration idleAfter;
+  private final Duration declaredLag;
   private Instant maxEventTime;
   private Instant lastWatermark;
   private final Observation seen;
 
   PayloadTimestampPolicy(
       EventTimeExtractor extractor, Duration maxOutOfOrderness, Optional<Instant> previous) {
-    this(extractor, maxOutOfOrderness, DEFAULT_IDLE_AFTER, previous, new Observation("partition"));
+    this(
+        extractor,
+        maxOutOfOrderness,
+        DEFAULT_IDLE_AFTER,
+        null,
+        previous,
+        new Observation("partition"));
   }
 
+  /**
+   * @param declaredLag the lag an idle partition keeps behind the wall clock, or {@code null} to
+   *     keep the one its records show
+   */
   PayloadTimestampPolicy(
       EventTimeExtractor extractor,
       Duration maxOutOfOrderness,
       Duration idleAfter,
+      Duration declaredLag,
       Optional<Instant> previous,
       Observation seen) {
     this.seen = seen;
     this.idleAfter = idleAfter;
+    this.declaredLag = declaredLag;
     this.extractor = extractor;
     this.maxOutOfOrderness = maxOutOfOrderness;
     // Resuming from a checkpoint: the watermark then was max - bound, so max is at least that.
@@ -92,19 +123,28 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
 
   @Override
   public Instant getTimestampForRecord(PartitionContext ctx, KafkaRecord<byte[], byte[]> record) {
+    Instant t =
+        extractor == null
+            ? new Instant(record.getTimestamp())
+            : extractor.extract(record.getKV().getValue());
     synchronized (seen) {
       seen.emptySince = null;
+      boolean newSpell = seen.idle;
       if (seen.idle) {
         seen.idle = false;
         // Once per idle spell: an operator sees when a partition's watermark stopped following
         // the wall clock (records appended later than its idle watermark are late).
         LOG.info("Kafka {}: records again after it was idle", seen.label);
       }
+      // A record without a Kafka time (old message format) or a readable event time says
+      // nothing about the lag.
+      if (t != null && record.getTimestamp() >= 0) {
+        long lag = Math.max(0, record.getTimestamp() - t.getMillis());
+        if (newSpell || seen.spellLag == null || lag > seen.spellLag.getMillis()) {
+          seen.spellLag = Duration.millis(lag);
+        }
+      }
     }
-    Instant t =
-        extractor == null
-            ? new Instant(record.getTimestamp())
-            : extractor.extract(record.getKV().getValue());
     if (t == null) {
       return maxEventTime.isAfter(BoundedWindow.TIMESTAMP_MIN_VALUE)
           ? maxEventTime
@@ -136,7 +176,7 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   private Instant candidate(long backlog, Instant checkTime, Instant now) {
     Instant wallClockBound = now.minus(maxOutOfOrderness);
     if (isIdle(backlog, checkTime, now)) {
-      Instant idle = checkTime.minus(maxOutOfOrderness);
+      Instant idle = min(checkTime, now).minus(keptLag()).minus(maxOutOfOrderness);
       if (idle.isAfter(maxEventTime.minus(maxOutOfOrderness))) {
         return min(idle, wallClockBound);
       }
@@ -186,9 +226,39 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     if (idle && !seen.idle) {
       seen.idle = true;
       LOG.info("Kafka {}: no record and an empty backlog since {}; its watermark follows the wall"
-          + " clock", seen.label, seen.emptySince);
+          + " clock minus {}", seen.label, seen.emptySince, keptLagText());
     }
     return idle;
+  }
+
+  /** How far behind the wall clock an idle partition's watermark stays, before the bound. */
+  private Duration keptLag() {
+    if (declaredLag != null) {
+      return declaredLag;
+    }
+    if (seen.spellLag == null || seen.spellLag.isLongerThan(MAX_OBSERVED_LAG)) {
+      return Duration.ZERO;
+    }
+    return seen.spellLag;
+  }
+
+  private String keptLagText() {
+    String bound = seconds(maxOutOfOrderness) + " (the bound)";
+    if (declaredLag != null) {
+      return seconds(declaredLag) + " (the declared lag) and " + bound;
+    }
+    if (seen.spellLag == null) {
+      return bound + ": no record read by this process yet";
+    }
+    if (seen.spellLag.isLongerThan(MAX_OBSERVED_LAG)) {
+      return bound + ": its records' append lag of " + seconds(seen.spellLag) + " is beyond "
+          + seconds(MAX_OBSERVED_LAG) + ", a replay";
+    }
+    return seconds(seen.spellLag) + " (its records' largest append lag) and " + bound;
+  }
+
+  private static String seconds(Duration d) {
+    return d.getStandardSeconds() + " s";
   }
 
   private static Instant min(Instant a, Instant b) {
@@ -208,6 +278,8 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     private Instant lastCheck;
     private boolean interrupted;
     private boolean idle;
+    /** The largest append lag of the records read since the partition was last idle. */
+    private Duration spellLag;
 
     Observation(String label) {
       this.label = label;
@@ -223,12 +295,18 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     private final String timeField;
     private final Duration maxOutOfOrderness;
     private final Duration idleAfter;
+    private final Duration declaredLag;
 
-    /** @param timeField JSON Pointer of the event time; empty for the Kafka record time */
-    Factory(String timeField, Duration maxOutOfOrderness, Duration idleAfter) {
+    /**
+     * @param timeField JSON Pointer of the event time; empty for the Kafka record time
+     * @param declaredLag the read's declared lag, {@code null} to observe it per partition
+     */
+    Factory(
+        String timeField, Duration maxOutOfOrderness, Duration idleAfter, Duration declaredLag) {
       this.timeField = timeField;
       this.maxOutOfOrderness = maxOutOfOrderness;
       this.idleAfter = idleAfter;
+      this.declaredLag = declaredLag;
     }
 
     @Override
@@ -241,6 +319,7 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
           timeField.isEmpty() ? null : new EventTimeExtractor(timeField),
           maxOutOfOrderness,
           idleAfter,
+          declaredLag,
           previousWatermark,
           OBSERVATIONS.computeIfAbsent(readId + "/" + tp, k -> new Observation("partition " + tp)));
     }

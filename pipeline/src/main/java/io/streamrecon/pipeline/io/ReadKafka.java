@@ -46,6 +46,13 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   /** Consumer group used when the properties name none. */
   public static final String DEFAULT_GROUP_ID = "streamrecon";
 
+  /**
+   * The longest declared append lag ({@link #withAppendLag}). A silent side holds the other side's
+   * expiry, and the state of its entries, that long: a week covers weekly loads, and a side later
+   * than that is not one to reconcile by event time.
+   */
+  public static final Duration MAX_APPEND_LAG = Duration.standardDays(7);
+
   private static final String SPLIT_MARKER_TOPIC = "";
   private static final Coder<byte[]> NULLABLE_BYTES = NullableCoder.of(ByteArrayCoder.of());
 
@@ -55,6 +62,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   private final String timeField;
   private final Duration maxOutOfOrderness;
   private final Duration idleAfter;
+  private final Duration appendLag;
   private final boolean readCommitted;
   private final long maxRecords;
   private final Duration maxReadTime;
@@ -66,10 +74,12 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       String timeField,
       Duration maxOutOfOrderness,
       Duration idleAfter,
+      Duration appendLag,
       boolean readCommitted,
       long maxRecords,
       Duration maxReadTime) {
     this.idleAfter = idleAfter;
+    this.appendLag = appendLag;
     this.side = side;
     this.spec = spec;
     this.properties = Map.copyOf(properties);
@@ -90,7 +100,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30),
-        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, false, 0, null);
+        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, null, false, 0, null);
   }
 
   /** Consumer properties passed through as given (security, group id, ...). */
@@ -100,7 +110,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, props, timeField, maxOutOfOrderness,
-        idleAfter, readCommitted, maxRecords, maxReadTime);
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime);
   }
 
   /** JSON Pointer of the event time; empty for the Kafka record time. */
@@ -110,7 +120,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, field, maxOutOfOrderness,
-        idleAfter, readCommitted, maxRecords, maxReadTime);
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime);
   }
 
   /** The watermark's bound below the largest event time seen (zero or more). */
@@ -120,7 +130,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, timeField, bound,
-        idleAfter, readCommitted, maxRecords, maxReadTime);
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime);
   }
 
   /**
@@ -134,14 +144,28 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("idleAfter must be between 1s and 1h, got " + idle);
     }
     return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idle,
-        readCommitted, maxRecords, maxReadTime);
+        appendLag, readCommitted, maxRecords, maxReadTime);
+  }
+
+  /**
+   * The most this side's records are appended behind their event time (0 to {@link
+   * #MAX_APPEND_LAG}): an idle partition's watermark stays that far behind the wall clock. {@code
+   * null}, the default, keeps the largest lag each partition's records showed before it went
+   * quiet (see {@link PayloadTimestampPolicy}).
+   */
+  public ReadKafka withAppendLag(Duration lag) {
+    if (lag != null && (lag.isShorterThan(Duration.ZERO) || lag.isLongerThan(MAX_APPEND_LAG))) {
+      throw new IllegalArgumentException("appendLag must be between 0s and 7d, got " + lag);
+    }
+    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idleAfter,
+        lag, readCommitted, maxRecords, maxReadTime);
   }
 
   /** Reads only committed records of transactional producers. */
   public ReadKafka withReadCommitted(boolean committed) {
     return new ReadKafka(
         side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, committed, maxRecords, maxReadTime);
+        idleAfter, appendLag, committed, maxRecords, maxReadTime);
   }
 
   /** Stops after this many records (0 = unbounded); makes the read bounded. */
@@ -151,7 +175,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, readCommitted, max, maxReadTime);
+        idleAfter, appendLag, readCommitted, max, maxReadTime);
   }
 
   /** Stops after reading this long ({@code null} = unbounded); makes the read bounded. */
@@ -161,7 +185,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, readCommitted, maxRecords, max);
+        idleAfter, appendLag, readCommitted, maxRecords, max);
   }
 
   @Override
@@ -197,7 +221,8 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
             .withValueDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
             .withConsumerConfigUpdates(config)
             .withTimestampPolicyFactory(
-                new PayloadTimestampPolicy.Factory(timeField, maxOutOfOrderness, idleAfter))
+                new PayloadTimestampPolicy.Factory(
+                    timeField, maxOutOfOrderness, idleAfter, appendLag))
             .commitOffsetsInFinalize();
     if (readCommitted) {
       read = read.withReadCommitted();

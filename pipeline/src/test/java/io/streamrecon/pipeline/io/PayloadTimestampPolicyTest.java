@@ -1,7 +1,11 @@
 package io.streamrecon.pipeline.io;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.apache.beam.sdk.io.kafka.KafkaRecord;
@@ -17,6 +21,9 @@ public class PayloadTimestampPolicyTest {
   private static final Duration IDLE = PayloadTimestampPolicy.DEFAULT_IDLE_AFTER;
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final Instant T = Instant.parse("2025-06-01T00:00:00Z");
+  private static final Duration MINUTE = Duration.standardMinutes(1);
+  /** How far behind its event times a replica or a loader appends. */
+  private static final Duration LAG = Duration.standardMinutes(15);
 
   @Test
   public void watermarkTrailsMaxEventTimeWhileBacklogRemains() {
@@ -145,7 +152,8 @@ public class PayloadTimestampPolicyTest {
 
   @Test
   public void aReaderMadeAgainFromItsCheckpointContinuesTheObservation() {
-    PayloadTimestampPolicy.Factory f = new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE);
+    PayloadTimestampPolicy.Factory f =
+        new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null);
     TopicPartition tp = new TopicPartition("orders", 0);
     Optional<Instant> restored = Optional.of(T.minus(BOUND));
     PayloadTimestampPolicy first = (PayloadTimestampPolicy) f.createTimestampPolicy(tp, restored);
@@ -156,7 +164,7 @@ public class PayloadTimestampPolicyTest {
     // Another pipeline (or a job restored in a new JVM) observes on its own.
     PayloadTimestampPolicy other =
         (PayloadTimestampPolicy)
-            new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE)
+            new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null)
                 .createTimestampPolicy(tp, restored);
     assertEquals(T.minus(BOUND), observeEmpty(other, NOW.minus(19_000), NOW));
   }
@@ -168,11 +176,144 @@ public class PayloadTimestampPolicyTest {
             new EventTimeExtractor("/t"),
             BOUND,
             Duration.standardMinutes(5),
+            null,
             Optional.of(T.minus(BOUND)),
             new PayloadTimestampPolicy.Observation("test"));
     assertEquals(T.minus(BOUND), idleUntilNow(p));
     Instant later = NOW.plus(Duration.standardMinutes(5));
     assertEquals(later.minus(BOUND), observeEmpty(p, NOW, later));
+  }
+
+  @Test
+  public void aPartitionThatRunsBehindKeepsItsLagWhenQuiet() {
+    // A replica appends every record 15 minutes after its event time, then goes quiet.
+    PayloadTimestampPolicy p = policy(null);
+    readBehind(p, NOW.minus(Duration.standardMinutes(2)), NOW.minus(MINUTE), LAG);
+    Instant w = observeEmpty(p, NOW.minus(MINUTE), NOW);
+    assertEquals(NOW.minus(LAG).minus(BOUND), w);
+    Instant next = p.getTimestampForRecord(null, record(NOW.minus(LAG), NOW));
+    assertFalse("its next record, as late as the others, is on time", next.isBefore(w));
+  }
+
+  @Test
+  public void theLargestLagOfABurstKeepsTheNextBurstOnTime() {
+    // Loaded every 15 minutes: a burst carries the quarter hour before it, oldest first.
+    PayloadTimestampPolicy p = policy(null);
+    Instant firstBurst = NOW.minus(LAG);
+    for (long m = 15; m >= 0; m--) {
+      p.getTimestampForRecord(
+          null, record(firstBurst.minus(Duration.standardMinutes(m)), firstBurst));
+    }
+    Instant w = observeEmpty(p, firstBurst, NOW);
+    assertEquals(firstBurst.minus(BOUND), w);
+    Instant next = p.getTimestampForRecord(null, record(firstBurst.plus(1000), NOW));
+    assertFalse("the next burst's oldest record is on time", next.isBefore(w));
+  }
+
+  @Test
+  public void aSpellAfterAnIdleOneKeepsItsOwnLargestLag() {
+    PayloadTimestampPolicy p = policy(null);
+    readBehind(p, NOW.minus(Duration.standardMinutes(3)), NOW.minus(Duration.standardMinutes(2)),
+        LAG);
+    observeEmpty(p, NOW.minus(Duration.standardMinutes(2)), NOW.minus(MINUTE));
+    // The replica caught up: its records now come a minute after their event time.
+    readBehind(p, NOW.minus(MINUTE), NOW.minus(MINUTE), MINUTE);
+    assertEquals(NOW.minus(MINUTE).minus(BOUND), observeEmpty(p, NOW.minus(MINUTE), NOW));
+  }
+
+  @Test
+  public void theObservedLagOutlivesTheReader() {
+    PayloadTimestampPolicy.Factory f =
+        new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null);
+    TopicPartition tp = new TopicPartition("orders", 0);
+    PayloadTimestampPolicy first =
+        (PayloadTimestampPolicy) f.createTimestampPolicy(tp, Optional.empty());
+    readBehind(first, NOW.minus(Duration.standardMinutes(2)), NOW.minus(MINUTE), LAG);
+    Instant checkpointed = first.watermark(0, NOW.minus(MINUTE), NOW.minus(MINUTE));
+    // The DirectRunner makes a new reader from the checkpoint every few bundles.
+    PayloadTimestampPolicy second =
+        (PayloadTimestampPolicy) f.createTimestampPolicy(tp, Optional.of(checkpointed));
+    assertEquals(NOW.minus(LAG).minus(BOUND), observeEmpty(second, NOW.minus(MINUTE), NOW));
+  }
+
+  @Test
+  public void aDeclaredLagHoldsAPartitionThatNeverHadARecord() {
+    Duration sixHours = Duration.standardHours(6);
+    // --targetLag=6h, as the pipeline passes it to the target's read.
+    PayloadTimestampPolicy p =
+        (PayloadTimestampPolicy)
+            ReadKafka.of(Side.TARGET, InputSpec.parse("target", "kafka://127.0.0.1:9/t"))
+                .withTimeField("/t")
+                .withMaxOutOfOrderness(BOUND)
+                .withAppendLag(sixHours)
+                .kafkaRead()
+                .getTimestampPolicyFactory()
+                .createTimestampPolicy(new TopicPartition("t", 0), Optional.empty());
+    Instant start = NOW.minus(IDLE);
+    assertEquals(BoundedWindow.TIMESTAMP_MIN_VALUE, p.watermark(0, start, start));
+    assertEquals(NOW.minus(sixHours).minus(BOUND), idleUntilNow(p));
+  }
+
+  @Test
+  public void aReadTakesADeclaredLagOfZeroToSevenDays() {
+    ReadKafka read = ReadKafka.of(Side.TARGET, InputSpec.parse("target", "kafka://127.0.0.1:9/t"));
+    read.withAppendLag(null).withAppendLag(Duration.ZERO).withAppendLag(Duration.standardDays(7));
+    assertThrows(
+        IllegalArgumentException.class, () -> read.withAppendLag(Duration.standardDays(8)));
+    assertThrows(IllegalArgumentException.class, () -> read.withAppendLag(Duration.millis(-1)));
+  }
+
+  @Test
+  public void aDeclaredLagReplacesTheObservedOne() {
+    PayloadTimestampPolicy p = policy(Duration.standardMinutes(5));
+    readBehind(p, NOW.minus(Duration.standardMinutes(2)), NOW.minus(MINUTE), LAG);
+    assertEquals(
+        NOW.minus(Duration.standardMinutes(5)).minus(BOUND),
+        observeEmpty(p, NOW.minus(MINUTE), NOW));
+  }
+
+  @Test
+  public void aDeclaredLagOfZeroFollowsTheWallClock() {
+    PayloadTimestampPolicy behind = policy(Duration.ZERO);
+    readBehind(behind, NOW.minus(Duration.standardMinutes(2)), NOW.minus(MINUTE), LAG);
+    assertEquals(NOW.minus(BOUND), observeEmpty(behind, NOW.minus(MINUTE), NOW));
+    assertEquals("never read", NOW.minus(BOUND), idleUntilNow(policy(Duration.ZERO)));
+  }
+
+  @Test
+  public void anObservedLagBeyondTheCapIsAReplayThatKeepsNoLag() {
+    Duration cap = PayloadTimestampPolicy.MAX_OBSERVED_LAG;
+    PayloadTimestampPolicy replay = policy(null);
+    readBehind(replay, NOW.minus(MINUTE), NOW.minus(MINUTE), cap.plus(1000));
+    assertEquals(NOW.minus(BOUND), observeEmpty(replay, NOW.minus(MINUTE), NOW));
+    PayloadTimestampPolicy late = policy(null);
+    readBehind(late, NOW.minus(MINUTE), NOW.minus(MINUTE), cap);
+    assertEquals(NOW.minus(cap).minus(BOUND), observeEmpty(late, NOW.minus(MINUTE), NOW));
+  }
+
+  @Test
+  public void aDayOldRecordIsBehindAPartitionWithASmallLag() {
+    Duration twoMinutes = Duration.standardMinutes(2);
+    PayloadTimestampPolicy p = policy(null);
+    readBehind(p, NOW.minus(twoMinutes), NOW.minus(MINUTE), twoMinutes);
+    Instant w = observeEmpty(p, NOW.minus(MINUTE), NOW);
+    assertEquals(NOW.minus(twoMinutes).minus(BOUND), w);
+    Instant dayOld =
+        p.getTimestampForRecord(null, record(NOW.minus(Duration.standardDays(1)), NOW));
+    assertTrue(dayOld.isBefore(w));
+  }
+
+  @Test
+  public void aLargerLagAfterAnIdleSpellDoesNotTakeTheWatermarkBack() {
+    PayloadTimestampPolicy p = policy(null);
+    Instant firstIdle = NOW.minus(MINUTE);
+    readBehind(p, firstIdle.minus(MINUTE), firstIdle.minus(MINUTE), Duration.ZERO);
+    Instant w = observeEmpty(p, firstIdle.minus(MINUTE), firstIdle);
+    assertEquals(firstIdle.minus(BOUND), w);
+    // Records 15 minutes behind now: the idle watermark would be 14 minutes earlier.
+    readBehind(p, firstIdle.plus(1000), firstIdle.plus(1000), LAG);
+    assertEquals(w, observeEmpty(p, firstIdle.plus(1000), NOW));
+    assertEquals(w, p.watermark(3, NOW, NOW));
   }
 
   /** Checks finding the partition empty every second from {@code now - IDLE_AFTER} to now. */
@@ -187,6 +328,26 @@ public class PayloadTimestampPolicyTest {
       w = p.watermark(0, t, t);
     }
     return w;
+  }
+
+  /** Reads a record a second from {@code from} to {@code to}, each {@code lag} old when read. */
+  private static void readBehind(
+      PayloadTimestampPolicy p, Instant from, Instant to, Duration lag) {
+    for (Instant t = from; !t.isAfter(to); t = t.plus(1000)) {
+      p.getTimestampForRecord(null, record(t.minus(lag), t));
+      p.watermark(0, t, t);
+    }
+  }
+
+  /** A policy without a checkpoint, its lag observed ({@code null}) or declared. */
+  private static PayloadTimestampPolicy policy(Duration declaredLag) {
+    return new PayloadTimestampPolicy(
+        new EventTimeExtractor("/t"),
+        BOUND,
+        IDLE,
+        declaredLag,
+        Optional.empty(),
+        new PayloadTimestampPolicy.Observation("test"));
   }
 
   private static KafkaRecord<byte[], byte[]> record(Instant eventTime, Instant appended) {

@@ -64,12 +64,28 @@ public final class CommitPausingFs extends DelegateToFileSystem {
    * #coreSiteXml} in a Hadoop configuration directory.
    */
   public static java.nio.file.Path writeJar(java.nio.file.Path jar) throws IOException {
+    return writeJar(
+        jar,
+        java.util.List.of(
+            CommitPausingFs.class, Pausing.class, PausingLogStore.class, CheckpointPausingFs.class));
+  }
+
+  /**
+   * Writes a jar of the Hadoop file systems alone, without {@link PausingLogStore} (which extends a
+   * class of the project's jar): for spark-submit's driver class path, where Hadoop loads a {@code
+   * file:} file system before {@code --jars} are added, and which cannot see the application jar.
+   */
+  public static java.nio.file.Path writeFileSystemJar(java.nio.file.Path jar) throws IOException {
+    return writeJar(
+        jar, java.util.List.of(CommitPausingFs.class, Pausing.class, CheckpointPausingFs.class));
+  }
+
+  private static java.nio.file.Path writeJar(java.nio.file.Path jar, java.util.List<Class<?>> classes)
+      throws IOException {
     String pkg = CommitPausingFs.class.getPackageName().replace('.', '/');
     try (java.util.jar.JarOutputStream out =
         new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
-      for (Class<?> c : java.util.List.of(
-          CommitPausingFs.class, Pausing.class, PausingLogStore.class,
-          CheckpointPausingFs.class)) {
+      for (Class<?> c : classes) {
         String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
         try (java.io.InputStream in = c.getResourceAsStream(file)) {
           if (in == null) {
@@ -88,9 +104,11 @@ public final class CommitPausingFs extends DelegateToFileSystem {
 
   /**
    * Counts a Delta Lake commit about to be published ({@code _delta_log/<20 digits>.json}) and,
-   * if it is the chosen one, writes the marker and blocks until the process is killed.
+   * if it is the chosen one, writes the marker and blocks until the process is killed. Public: on
+   * spark-submit the log store comes through {@code --jars}, another class loader, and so another
+   * runtime package than this class on the driver's class path.
    */
-  static void pauseIfChosen(String dirName, String fileName, String what) throws IOException {
+  public static void pauseIfChosen(String dirName, String fileName, String what) throws IOException {
     if (!dirName.equals("_delta_log") || !fileName.matches("\\d{20}\\.json")) {
       return;
     }

@@ -60,8 +60,11 @@ public final class CrashHarness {
         throws IOException;
   }
 
-  /** A Hadoop configuration directory that installs {@link CommitPausingFs}, and its classes' jar. */
-  public record FaultFs(Path hadoopConfDir, Path jar) {}
+  /**
+   * A Hadoop configuration directory that installs {@link CommitPausingFs}, its classes' jar, and
+   * a jar of the Hadoop file systems alone (for a class path that cannot see the project's jar).
+   */
+  public record FaultFs(Path hadoopConfDir, Path jar, Path fileSystemJar) {}
 
   /** The FlinkRunner's options of the crash runs: the embedded cluster, checkpoints every 2 s. */
   public static final List<String> FLINK_OPTIONS =
@@ -141,6 +144,12 @@ public final class CrashHarness {
      * Hadoop's file system, where the test can pause it; Flink writes through its own.
      */
     KILL_DURING_CHECKPOINT,
+    /**
+     * SIGKILL, then a start with an option the checkpoint cannot take ({@code
+     * --batchIntervalMillis} on the SparkRunner, {@code --timeout} elsewhere): refused with exit 2
+     * and one line naming the option, the warehouse untouched; then the same command as before.
+     */
+    RESTART_WITH_CHANGED_OPTION,
     BROKER_DOWN_30S
   }
 
@@ -194,7 +203,11 @@ public final class CrashHarness {
     Path conf = dir.resolve("crash-conf");
     Files.createDirectories(conf);
     Files.writeString(conf.resolve("core-site.xml"), CommitPausingFs.coreSiteXml());
-    FaultFs faultFs = new FaultFs(conf, CommitPausingFs.writeJar(dir.resolve("fault-fs.jar")));
+    FaultFs faultFs =
+        new FaultFs(
+            conf,
+            CommitPausingFs.writeJar(dir.resolve("fault-fs.jar")),
+            CommitPausingFs.writeFileSystemJar(dir.resolve("fault-fs-hadoop.jar")));
     Random random = new Random(seed);
 
     Process a = null;
@@ -285,6 +298,34 @@ public final class CrashHarness {
                   () -> Files.exists(marker));
               note("SIGKILL B while a checkpoint is written: " + readQuietly(marker).trim());
               ChildProcesses.kill(b);
+              b = startPipeline(argsB, logB, faultFs, List.of());
+            }
+            case RESTART_WITH_CHANGED_OPTION -> {
+              ChildProcesses.kill(b);
+              String option =
+                  runner.options().contains("--runner=SparkRunner")
+                      ? "--batchIntervalMillis="
+                      : "--timeout=";
+              String value = option.equals("--timeout=") ? "21s" : "4000";
+              List<String> changed =
+                  argsB.stream().map(o -> o.startsWith(option) ? option + value : o).toList();
+              if (changed.equals(argsB)) {
+                throw new IllegalStateException("run B has no " + option + " to change");
+              }
+              Map<Path, String> before = listing(whB);
+              long logBefore = Files.size(logB);
+              Process refused = startPipeline(changed, logB, faultFs, List.of());
+              ChildProcesses.await("B refusing " + option + value, 120, null, logB,
+                  () -> !refused.isAlive());
+              String said = Files.readString(logB).substring((int) logBefore);
+              if (refused.exitValue() != 2 || !said.contains(option.replace("=", ""))) {
+                throw new AssertionError("a restart with " + option + value + " ended with exit "
+                    + refused.exitValue() + ", not 2 with a line naming the option:\n" + said);
+              }
+              if (!before.equals(listing(whB))) {
+                throw new AssertionError("the refused restart changed warehouse B");
+              }
+              note("B restarted with " + option + value + ": refused (exit 2), warehouse unchanged");
               b = startPipeline(argsB, logB, faultFs, List.of());
             }
             case KILL_AFTER_DELTAS_COMMIT -> {
@@ -462,6 +503,19 @@ public final class CrashHarness {
     args.add("--progressInterval=10s");
     args.addAll(runner.options());
     return args;
+  }
+
+  /** Every file under {@code root} with its size and modification time. */
+  private static Map<Path, String> listing(Path root) throws IOException {
+    Map<Path, String> out = new java.util.TreeMap<>();
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f)) {
+          out.put(root.relativize(f), Files.size(f) + " " + Files.getLastModifiedTime(f));
+        }
+      }
+    }
+    return out;
   }
 
   /** When each pipeline (by its log) was last started. */

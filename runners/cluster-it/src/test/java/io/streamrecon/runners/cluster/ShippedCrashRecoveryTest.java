@@ -33,11 +33,28 @@ public class ShippedCrashRecoveryTest {
           Fault.KILL_DURING_COMMIT,
           Fault.KILL_AFTER_DELTAS_COMMIT);
 
-  /** The faults of a Spark run: those above, and a kill while a checkpoint file is written. */
+  /**
+   * The faults of {@code bin/streamrecon} on the FlinkRunner: those above, and a restart with a
+   * changed option, refused. (Under {@code flink run} that restart is first refused for its missing
+   * {@code -s}, which the flink-run test checks.)
+   */
+  private static final List<Fault> FLINK_FAULTS =
+      List.of(
+          Fault.KILL_AFTER_RAW_COMMITS,
+          Fault.STOP_AND_RESTART,
+          Fault.RESTART_WITH_CHANGED_OPTION,
+          Fault.KILL_DURING_COMMIT,
+          Fault.KILL_AFTER_DELTAS_COMMIT);
+
+  /**
+   * The faults of a Spark run: those above, with {@code --batchIntervalMillis} as the changed
+   * option, and a kill while a checkpoint file is written.
+   */
   private static final List<Fault> SPARK_FAULTS =
       List.of(
           Fault.KILL_AFTER_RAW_COMMITS,
           Fault.STOP_AND_RESTART,
+          Fault.RESTART_WITH_CHANGED_OPTION,
           Fault.KILL_DURING_COMMIT,
           Fault.KILL_DURING_CHECKPOINT,
           Fault.KILL_AFTER_DELTAS_COMMIT);
@@ -62,7 +79,7 @@ public class ShippedCrashRecoveryTest {
         "flink",
         CrashHarness.FLINK_OPTIONS,
         CrashHarness.binStreamrecon(repositoryRoot()),
-        true), 8, FAULTS);
+        true), 8, FLINK_FAULTS);
   }
 
   @Test
@@ -95,15 +112,25 @@ public class ShippedCrashRecoveryTest {
   /**
    * {@code spark-submit --master local[2] --class SparkMain <jar> run-args}, as a Spark 3.5
    * distribution runs it: {@code SparkSubmit} from the distribution's jars, the jar added after
-   * them. The fault file system comes as a user's would: its jar through {@code --jars}, its
-   * core-site.xml through the Hadoop configuration directory on the class path.
+   * them. The fault file systems come as a user's would: the Hadoop file systems' jar on the
+   * driver's class path ({@code --driver-class-path}), the log store's through {@code --jars},
+   * their core-site.xml through the Hadoop configuration directory on the class path.
    */
   private static CrashHarness.Launcher sparkSubmit() {
     return (runArgs, log, faults, jvmOptions) -> {
       Path jar = Distribution.builtJar("spark", "-spark-submit.jar");
       String classPath = Distribution.distClassPath("spark");
       if (faults != null) {
-        classPath = faults.hadoopConfDir() + java.io.File.pathSeparator + classPath;
+        // The file systems on the driver's class path, as spark-submit --driver-class-path puts
+        // them there: Hadoop loads a file: file system while SparkSubmit resolves its arguments,
+        // before --jars are added. The log store (it extends a class of the application jar)
+        // comes with --jars, below.
+        classPath =
+            faults.hadoopConfDir()
+                + java.io.File.pathSeparator
+                + faults.fileSystemJar()
+                + java.io.File.pathSeparator
+                + classPath;
       }
       List<String> options = new ArrayList<>(List.of("-Xmx1g"));
       options.addAll(jvmOptions);

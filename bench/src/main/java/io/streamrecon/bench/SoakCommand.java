@@ -25,6 +25,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -140,6 +141,16 @@ public final class SoakCommand implements Callable<Integer> {
       description = "how long to wait for the final verdicts after production ends")
   double finalWaitMinutes;
 
+  @Option(names = "--downAtMinute", defaultValue = "0",
+      description = "kill the pipeline (SIGKILL) once this many minutes were produced (0 = never);"
+          + " it is started again with the same command after --downMinutes, and the soak reports"
+          + " how long it took to catch up")
+  double downAtMinute;
+
+  @Option(names = "--downMinutes", defaultValue = "5",
+      description = "how long the pipeline stays down (--downAtMinute); production goes on")
+  double downMinutes;
+
   /** Lag samples of the last {@link #call}, for {@link SustainCommand}. */
   final List<SustainRule.Sample> lagSamples = new ArrayList<>();
 
@@ -218,10 +229,17 @@ public final class SoakCommand implements Callable<Integer> {
         tee(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         long lastBatchTime = 0;
         int minute = 0;
+        boolean wasDown = false;
         while (pipeline.isAlive()) {
           Instant next = t0.plusSeconds((long) sampleSeconds * (minute + 1));
           sleepUntil(next);
           minute++;
+          if (downAtMinute > 0 && !wasDown && minute * sampleSeconds >= downAtMinute * 60) {
+            wasDown = true;
+            pipeline = downAndCatchUp(out, pipeline, cmd, pipelineLog, producer, conf,
+                warehouse.toString());
+            lastBatchTime = 0;
+          }
           long heap = heapSamples ? heapAfterFullGc(pipeline.pid(), gcLog) : -1;
           BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;
           if (b.lastBatchTime() > 0) {
@@ -291,6 +309,52 @@ public final class SoakCommand implements Callable<Integer> {
         ChildProcesses.kill(pipeline);
       }
     }
+  }
+
+  /**
+   * Kills the pipeline (SIGKILL), keeps it down for {@code --downMinutes} while production goes on,
+   * starts it again with the same command (it restores from its checkpoint), and reports the catch-up:
+   * from the restart to the first commit, and to the moment storage is again no further behind the
+   * producer than it was before the kill (polled every 5 s from the tables).
+   */
+  private Process downAndCatchUp(PrintStream out, Process pipeline, List<String> cmd,
+      Path pipelineLog, SoakProducer producer, Configuration conf, String warehouse)
+      throws Exception {
+    long behindBefore =
+        producer.eventsProduced() - TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+    ChildProcesses.kill(pipeline);
+    Instant killedAt = Instant.now();
+    long storedAtKill = TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+    tee(out, String.format(Locale.ROOT, "| killed (SIGKILL); %,d events behind the producer |",
+        behindBefore));
+    sleepUntil(killedAt.plusMillis((long) (downMinutes * 60_000)));
+    long backlog = producer.eventsProduced() - storedAtKill;
+    Files.writeString(pipelineLog, "=== restart\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+    Process restarted = ChildProcesses.start(cmd, pipelineLog);
+    Instant restartedAt = Instant.now();
+    double firstCommit = -1;
+    while (restarted.isAlive()) {
+      TimeUnit.SECONDS.sleep(5);
+      long stored = TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+      double since = Duration.between(restartedAt, Instant.now()).toMillis() / 1e3;
+      if (firstCommit < 0 && stored > storedAtKill) {
+        firstCommit = since;
+      }
+      long behind = producer.eventsProduced() - stored;
+      if (stored > storedAtKill && (behind <= Math.max(behindBefore, 0) || producer.done())) {
+        tee(out, String.format(Locale.ROOT,
+            "| down %.1f min, backlog %,d events at the restart: first commit %.0f s after it,"
+                + " caught up (%,d behind) %.0f s after it |",
+            downMinutes, backlog, firstCommit, behind, since));
+        return restarted;
+      }
+      if (since > 1800) {
+        tee(out, "| not caught up within 30 minutes of the restart |");
+        return restarted;
+      }
+    }
+    tee(out, "the restarted pipeline died:\n" + ChildProcesses.tail(pipelineLog, 40));
+    return restarted;
   }
 
   /**

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *       the bound, never beyond wall clock minus the bound. The kept lag is the side's declared
  *       lag ({@code --sourceLag} / {@code --targetLag}) when one is given. Otherwise it is the
  *       largest append lag (Kafka record time minus event time) of the records read since the
- *       partition was last idle: a producer or a replica that runs behind, or loads in bursts,
+ *       partition was last idle, stragglers behind its watermark left out (they are late anyway):
+ *       a producer or a replica that runs behind, or loads in bursts,
  *       appends its next records about that far behind the wall clock, and the first records of
  *       a burst are the oldest, so the largest lag of a spell is what keeps the next spell's
  *       records on time. An observed lag beyond {@link #MAX_OBSERVED_LAG} is a replayed or
@@ -137,8 +138,9 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
         LOG.info("Kafka {}: records again after it was idle", seen.label);
       }
       // A record without a Kafka time (old message format) or a readable event time says
-      // nothing about the lag.
-      if (t != null && record.getTimestamp() >= 0) {
+      // nothing about the lag, nor does a straggler behind the partition's watermark: it is late
+      // whatever the lag, and an hour-old record must not hold the partition an hour back.
+      if (t != null && record.getTimestamp() >= 0 && !t.isBefore(lastWatermark)) {
         long lag = Math.max(0, record.getTimestamp() - t.getMillis());
         if (newSpell || seen.spellLag == null || lag > seen.spellLag.getMillis()) {
           seen.spellLag = Duration.millis(lag);

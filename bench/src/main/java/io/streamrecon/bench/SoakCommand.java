@@ -239,6 +239,8 @@ public final class SoakCommand implements Callable<Integer> {
             pipeline = downAndCatchUp(out, pipeline, cmd, pipelineLog, producer, conf,
                 warehouse.toString());
             lastBatchTime = 0;
+            // The rows go on at the wall clock's minute, not one row per missed sample.
+            minute = (int) (Duration.between(t0, Instant.now()).getSeconds() / sampleSeconds);
           }
           long heap = heapSamples ? heapAfterFullGc(pipeline.pid(), gcLog) : -1;
           BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;

@@ -273,33 +273,15 @@ public final class CrashHarness {
               ChildProcesses.kill(b);
               b = startPipeline(argsB, logB, faultFs, List.of());
             }
-            case KILL_DURING_COMMIT -> {
-              // This start is the restart: it pauses inside its k-th Delta Lake commit.
-              int k = 1 + random.nextInt(3);
-              ChildProcesses.kill(b);
-              Path marker = dir.resolve("paused-" + (restarts++));
-              b = startPipeline(argsB, logB, faultFs, List.of(
-                  "-D" + CommitPausingFs.AT + "=" + k, "-D" + CommitPausingFs.MARKER + "=" + marker));
-              ChildProcesses.await("B paused inside Delta Lake commit " + k, 150, b, logB,
-                  () -> Files.exists(marker));
-              note("SIGKILL B inside a commit: " + readQuietly(marker).trim());
-              ChildProcesses.kill(b);
-              b = startPipeline(argsB, logB, faultFs, List.of());
-            }
-            case KILL_DURING_CHECKPOINT -> {
-              // As for a commit: this start is the restart, paused at its k-th checkpoint file.
-              int k = 1 + random.nextInt(6);
-              ChildProcesses.kill(b);
-              Path marker = dir.resolve("paused-" + (restarts++));
-              b = startPipeline(argsB, logB, faultFs, List.of(
-                  "-D" + CommitPausingFs.AT_CHECKPOINT + "=" + k,
-                  "-D" + CommitPausingFs.MARKER + "=" + marker));
-              ChildProcesses.await("B paused at Spark checkpoint file " + k, 150, b, logB,
-                  () -> Files.exists(marker));
-              note("SIGKILL B while a checkpoint is written: " + readQuietly(marker).trim());
-              ChildProcesses.kill(b);
-              b = startPipeline(argsB, logB, faultFs, List.of());
-            }
+            case KILL_DURING_COMMIT ->
+                // This start is the restart: it pauses inside its k-th Delta Lake commit.
+                b = killPausedRestart(b, argsB, logB, faultFs, CommitPausingFs.AT,
+                    1 + random.nextInt(3), dir.resolve("paused-" + (restarts++)),
+                    "inside Delta Lake commit");
+            case KILL_DURING_CHECKPOINT ->
+                b = killPausedRestart(b, argsB, logB, faultFs, CommitPausingFs.AT_CHECKPOINT,
+                    1 + random.nextInt(6), dir.resolve("paused-" + (restarts++)),
+                    "at Spark checkpoint file");
             case RESTART_WITH_CHANGED_OPTION -> {
               ChildProcesses.kill(b);
               String option =
@@ -503,6 +485,23 @@ public final class CrashHarness {
     args.add("--progressInterval=10s");
     args.addAll(runner.options());
     return args;
+  }
+
+  /**
+   * Kills B, starts it again paused at the {@code k}-th point that {@code property} of {@link
+   * CommitPausingFs} counts, kills it there (the pause wrote {@code marker}), and starts it again:
+   * returns that last start.
+   */
+  private Process killPausedRestart(Process b, List<String> argsB, Path logB, FaultFs faultFs,
+      String property, int k, Path marker, String where) throws Exception {
+    ChildProcesses.kill(b);
+    Process paused = startPipeline(argsB, logB, faultFs, List.of(
+        "-D" + property + "=" + k, "-D" + CommitPausingFs.MARKER + "=" + marker));
+    ChildProcesses.await("B paused " + where + " " + k, 150, paused, logB,
+        () -> Files.exists(marker));
+    note("SIGKILL B, " + readQuietly(marker).trim());
+    ChildProcesses.kill(paused);
+    return startPipeline(argsB, logB, faultFs, List.of());
   }
 
   /** Every file under {@code root} with its size and modification time. */

@@ -297,8 +297,12 @@ public final class CrashHarness {
               Map<Path, String> before = listing(whB);
               long logBefore = Files.size(logB);
               Process refused = startPipeline(changed, logB, faultFs, List.of());
-              ChildProcesses.await("B refusing " + option + value, 120, null, logB,
-                  () -> !refused.isAlive());
+              try {
+                ChildProcesses.await("B refusing " + option + value, 120, null, logB,
+                    () -> !refused.isAlive());
+              } finally {
+                ChildProcesses.kill(refused); // gone already, unless the refusal never came
+              }
               String said = Files.readString(logB).substring((int) logBefore);
               if (refused.exitValue() != 2 || !said.contains(option.replace("=", ""))) {
                 throw new AssertionError("a restart with " + option + value + " ended with exit "

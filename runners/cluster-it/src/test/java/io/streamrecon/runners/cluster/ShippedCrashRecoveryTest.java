@@ -168,10 +168,13 @@ public class ShippedCrashRecoveryTest {
       }
       Process refused = plain.start(runArgs, log, faults, jvmOptions);
       try {
-        org.junit.Assert.assertTrue(
-            "flink run without -s did not end within 120 s although the job has a checkpoint",
-            refused.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+        if (!refused.waitFor(120, java.util.concurrent.TimeUnit.SECONDS)) {
+          ChildProcesses.kill(refused);
+          throw new AssertionError(
+              "flink run without -s did not end within 120 s although the job has a checkpoint");
+        }
       } catch (InterruptedException e) {
+        ChildProcesses.kill(refused);
         Thread.currentThread().interrupt();
         throw new java.io.InterruptedIOException("waiting for flink run to refuse");
       }

@@ -87,8 +87,8 @@ final class BeamContender {
     }
     startupSeconds = (System.nanoTime() - t0) / 1e9;
     try {
-      ReconcileRun.Outcome outcome = ReconcileRun.run(options);
-      readMetrics(outcome.result());
+      ReconcileRun.FinishedRun finished = ReconcileRun.run(options);
+      readMetrics(finished.result());
     } finally {
       if (jsc != null) {
         jsc.stop();

@@ -155,7 +155,7 @@ public class RulesPipelineTest {
     String rulesId = ComparisonRules.fromFile(rules.toString()).id();
 
     Path withRules = tmp.newFolder("with").toPath();
-    ReconcileRun.Outcome outcome =
+    ReconcileRun.FinishedRun outcome =
         ReconcileRun.run(
             PipelineOptionsFactory.fromArgs(
                     "--source=" + source,
@@ -190,7 +190,7 @@ public class RulesPipelineTest {
     assertEquals(shown, 3, shown.split("\"rulesId\":\"" + rulesId + "\"", -1).length - 1);
 
     Path without = tmp.newFolder("without").toPath();
-    ReconcileRun.Outcome plain =
+    ReconcileRun.FinishedRun plain =
         ReconcileRun.run(
             PipelineOptionsFactory.fromArgs(
                     "--source=" + source,
@@ -216,7 +216,7 @@ public class RulesPipelineTest {
       kafka.createTopics("legacy", "replacement");
       kafka.produceLines("legacy", SOURCE);
       kafka.produceLines("replacement", TARGET);
-      ReconcileRun.Outcome outcome =
+      ReconcileRun.FinishedRun outcome =
           ReconcileRun.run(
               PipelineOptionsFactory.fromArgs(
                       "--source=" + kafka.uri("legacy"),

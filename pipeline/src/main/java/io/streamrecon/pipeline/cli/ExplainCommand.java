@@ -1,5 +1,9 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.records.ErasureRecords;
+import io.streamrecon.pipeline.output.Explained;
+import io.streamrecon.pipeline.output.TerminalText;
+import io.streamrecon.pipeline.output.RowJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeIO;

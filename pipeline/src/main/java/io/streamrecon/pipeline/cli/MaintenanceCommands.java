@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.records.ErasureRecords;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.deltalake.DeltaLakeIO;

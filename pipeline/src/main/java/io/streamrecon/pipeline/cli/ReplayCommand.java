@@ -1,66 +1,26 @@
 package io.streamrecon.pipeline.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamrecon.deltalake.DeltaLakeIO;
-import io.streamrecon.deltalake.VerdictScan;
-import io.streamrecon.deltalake.WarehouseIds;
-import io.streamrecon.model.DeadLetter;
-import io.streamrecon.model.MetricNames;
-import io.streamrecon.pipeline.DurationParser;
-import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.pipeline.run.RulesArchive;
-import io.streamrecon.pipeline.run.Summary;
-import io.streamrecon.pipeline.run.Warehouse;
-import io.streamrecon.transforms.Diff;
-import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
-import io.streamrecon.model.Side;
-import io.streamrecon.model.StoredEvent;
-import io.streamrecon.transforms.RehashEvents;
+import io.streamrecon.pipeline.run.ReplayRun;
+import io.streamrecon.pipeline.run.ReplaySettings;
 import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.coders.KvCoder;
-import org.apache.beam.sdk.coders.StringUtf8Coder;
-import org.apache.beam.sdk.coders.VarIntCoder;
-import org.apache.beam.sdk.coders.VoidCoder;
-import org.apache.beam.sdk.metrics.Counter;
-import org.apache.beam.sdk.metrics.MetricNameFilter;
-import org.apache.beam.sdk.metrics.MetricResult;
-import org.apache.beam.sdk.metrics.Metrics;
-import org.apache.beam.sdk.metrics.MetricsFilter;
-import org.apache.beam.sdk.transforms.GroupByKey;
-import org.apache.beam.sdk.transforms.DoFn;
-import org.apache.beam.sdk.transforms.MapElements;
-import org.apache.beam.sdk.transforms.ParDo;
-import org.apache.beam.sdk.values.KV;
-import org.apache.beam.sdk.values.PCollection;
-import org.apache.beam.sdk.values.PCollectionTuple;
-import org.apache.beam.sdk.values.TypeDescriptors;
-import org.apache.hadoop.fs.Path;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code streamrecon replay}: judges stored events again, without reading the sources. Reads the
- * selected rows of {@code raw_events} ({@link DeltaLakeIO#readRawEvents()}), hashes their payloads
- * again under the replay's rules ({@link RehashEvents}) and runs them through the judging half of
- * a run ({@link ReconcilePipeline#judge}); the DeltaRecords carry the replay's own run id. Then it
- * prints the counts and, per natural id, how the replay's final verdict compares with the final
- * verdict of the runs it re-judged, and records what it replayed under {@code
- * <warehouse>/_replays/<replayId>.json} (see docs/replay.md).
+ * {@code streamrecon replay}: judges stored events again, without reading the sources ({@link
+ * ReplayRun}), prints the counts and, per natural id, how the replay's final verdict compares with
+ * the final verdict of the runs it re-judged, and exits with a code that says whether it judged
+ * anything and whether its counts add up (see docs/replay.md).
  */
 @Command(
     name = "replay",
@@ -69,390 +29,118 @@ import picocli.CommandLine.Parameters;
             + " --since=T --until=T, --naturalId=ID[,ID...]; --rules, --ignoreFields, --timeout,"
             + " --allowedLateness, --runner as for run.")
 final class ReplayCommand implements Callable<Integer> {
-  /** The directory of the replays' records, outside every table. */
-  static final String RECORDS_DIR = "_replays";
+  /** Options of {@code run} that say how to read or key the inputs: fixed by the stored rows. */
+  private static final Set<String> INPUT_OPTIONS =
+      Set.of(
+          "source",
+          "target",
+          "keyField",
+          "timeField",
+          "maxEventBytes",
+          "streaming",
+          "fresh",
+          "allowStateLossOnCrash",
+          "autoCompact",
+          "autoCompactFiles");
 
-  /** Counter name prefix of the events read per run that stored them. */
-  static final String EVENTS_OF_RUN = "replay_events_of_run:";
+  /**
+   * Options of {@code run} that gate a run on its summary: a replay prints its own report of what
+   * changed, not a run's summary, so they would be ignored there.
+   */
+  private static final Set<String> RUN_GATE_OPTIONS = Set.of("failOn", "summaryJson");
 
-  /** Counter of the distinct natural ids the replay judged. */
-  static final String NATURAL_IDS = "replay_natural_ids";
+  /** Options the replay reads itself; all others go to Beam as options of {@code run}. */
+  private static final Set<String> SELECTION = Set.of("runId", "since", "until", "naturalId");
 
   @Parameters(arity = "0..*", description = "--warehouse=..., --runId=..., --rules=..., ...")
   List<String> options = new ArrayList<>();
 
   @Override
   public Integer call() {
-    ReplaySettings r = ReplaySettings.parse(options);
-    Warehouse.of(r.run().warehouse()).requireTable(DeltaLakeIO.RAW_EVENTS);
-    // A replay appends to deltas: only to a table streamrecon wrote.
-    Warehouse.of(r.run().warehouse()).requireOwnTables(DeltaLakeIO.TABLES);
+    ReplaySettings r = parse(options);
     ReconcileRun.skipDirectRunnerChecks(r.options());
-    Outcome outcome = run(r);
-    System.out.print(outcome.format());
+    ReplayRun.FinishedReplay finished = ReplayRun.run(r);
+    System.out.print(finished.format());
     System.out.flush();
-    if (outcome.state() != PipelineResult.State.DONE) {
-      System.err.println("streamrecon: replay ended in state " + outcome.state());
+    if (finished.state() != PipelineResult.State.DONE) {
+      System.err.println("streamrecon: replay ended in state " + finished.state());
       return StreamRecon.EXIT_FAILED;
     }
-    if (outcome.eventsRead() == 0) {
+    if (finished.eventsRead() == 0) {
       System.err.println(
           "streamrecon: replay: no stored event matches the selection; nothing was judged");
       return StreamRecon.EXIT_USAGE;
     }
-    return outcome.addsUp() ? 0 : StreamRecon.EXIT_COUNTS;
-  }
-
-  /** Runs a replay to its end, compares its verdicts and writes its record. */
-  static Outcome run(ReplaySettings r) {
-    ReconcileSettings s = r.run();
-    ReconcileRun.tune(r.options());
-    RulesArchive.save(s.warehouse(), s.rules());
-    String started = java.time.Instant.now().toString();
-    Pipeline pipeline = Pipeline.create(r.options());
-    build(pipeline, r, ReconcilePipeline.WriterIdentity.perProcess(s.runId()));
-    PipelineResult result = pipeline.run();
-    result.waitUntilFinish();
-    Summary summary = Summary.of(result);
-    Map<String, Long> perRun = eventsPerRun(result);
-    long naturalIds = counter(result, NATURAL_IDS);
-    Map<String, Long> transitions = Map.of();
-    Set<String> rulesBefore = new java.util.TreeSet<>();
-    if (result.getState() == PipelineResult.State.DONE) {
-      ReconcileRun.removeRowKeySidecars(s);
-      List<String> rejudged = r.runIds().isEmpty() ? List.copyOf(perRun.keySet()) : r.runIds();
-      transitions = transitions(r, rejudged, naturalIds, rulesBefore);
-    }
-    Outcome outcome =
-        new Outcome(r, result.getState(), summary, perRun, naturalIds, transitions, rulesBefore);
-    writeRecord(r, outcome, started);
-    return outcome;
+    return finished.addsUp() ? 0 : StreamRecon.EXIT_COUNTS;
   }
 
   /**
-   * The replay's graph: read and hash the stored events again, then the judging half of a run.
-   * Stored payloads that cannot be hashed go to {@code dead_letters}, as in a run.
+   * Checks a {@code replay} command line: the selection and {@code --replayId} are the replay's
+   * own, the options of {@code run} that do not apply to stored events are refused, and the rest
+   * are Beam options of {@code run}.
+   *
+   * @throws IllegalArgumentException whose message names the option
    */
-  static Pipeline build(
-      Pipeline pipeline, ReplaySettings r, ReconcilePipeline.WriterIdentity writer) {
-    ReconcileSettings s = r.run();
-    PCollection<StoredEvent> read =
-        pipeline
-            .apply(
-                "ReadRawEvents",
-                DeltaLakeIO.readRawEvents()
-                    .withWarehouse(s.warehouse())
-                    .withRunIds(r.runIds())
-                    .withNaturalIds(r.naturalIds())
-                    .withEventTimeRange(r.since(), r.until()))
-            .apply("CountStoredEvents", ParDo.of(new CountStoredEventsFn()))
-            .setCoder(ModelCoders.StoredEventCoder.of());
-    PCollectionTuple hashed =
-        read.apply(
-            "RehashEvents",
-            RehashEvents.create().withIgnoreFields(s.ignoreFields()).withRules(s.rules()));
-    ReconcilePipeline.writeDeadLetters(hashed.get(RehashEvents.DEAD_LETTERS), s, writer);
-    PCollection<EventRef> events = hashed.get(RehashEvents.EVENTS);
-    ReconcilePipeline.countRawEvents(events);
-    // Counted per bucket of ids, as PairEvents keys them: one key per natural id costs the
-    // DirectRunner a timer per key, and it scans every pending timer on each watermark refresh.
-    int buckets = s.pairingBuckets();
-    events
-        .apply(
-            "NaturalIds",
-            MapElements.into(
-                    TypeDescriptors.kvs(TypeDescriptors.integers(), TypeDescriptors.strings()))
-                .via(e -> KV.of(Math.floorMod(e.naturalId().hashCode(), buckets), e.naturalId())))
-        .setCoder(KvCoder.of(VarIntCoder.of(), StringUtf8Coder.of()))
-        .apply("GroupNaturalIds", GroupByKey.create())
-        .apply("CountNaturalIds", ParDo.of(new CountDistinctFn(NATURAL_IDS)))
-        .setCoder(VoidCoder.of());
-    ReconcilePipeline.judge(events, s, writer);
-    return pipeline;
-  }
-
-  /**
-   * Counts the stored events read, per side (as a run counts its input) and per run that stored
-   * them (which tells the replay the runs it re-judged).
-   */
-  static final class CountStoredEventsFn extends DoFn<StoredEvent, StoredEvent> {
-    private final Map<Side, Counter> perSide = new EnumMap<>(Side.class);
-    private transient Map<String, Counter> perRun;
-
-    CountStoredEventsFn() {
-      for (Side side : Side.values()) {
-        perSide.put(side, Metrics.counter(MetricNames.NAMESPACE, MetricNames.input(side)));
+  static ReplaySettings parse(List<String> args) {
+    List<String> beam = new ArrayList<>();
+    Map<String, String> mine = new HashMap<>();
+    Map<String, String> given = new TreeMap<>();
+    String replayId = null;
+    for (String a : args) {
+      if (!a.startsWith("--")) {
+        throw new IllegalArgumentException(
+            "replay: unexpected argument '" + a + "': options are --name=value");
       }
-    }
-
-    @ProcessElement
-    public void process(@Element StoredEvent e, OutputReceiver<StoredEvent> out) {
-      perSide.get(e.ref().side()).inc();
-      if (perRun == null) {
-        perRun = new java.util.HashMap<>();
-      }
-      perRun
-          .computeIfAbsent(
-              e.runId(), r -> Metrics.counter(MetricNames.NAMESPACE, EVENTS_OF_RUN + r))
-          .inc();
-      out.output(e);
-    }
-  }
-
-  /** Counts the distinct values of each group under one name. */
-  static final class CountDistinctFn extends DoFn<KV<Integer, Iterable<String>>, Void> {
-    private final Counter counter;
-
-    CountDistinctFn(String name) {
-      counter = Metrics.counter(MetricNames.NAMESPACE, name);
-    }
-
-    @ProcessElement
-    public void process(@Element KV<Integer, Iterable<String>> group) {
-      Set<String> distinct = new HashSet<>();
-      for (String v : group.getValue()) {
-        distinct.add(v);
-      }
-      counter.inc(distinct.size());
-    }
-  }
-
-  private static Map<String, Long> eventsPerRun(PipelineResult result) {
-    Map<String, Long> perRun = new TreeMap<>();
-    for (MetricResult<Long> c : counters(result)) {
-      String name = c.getName().getName();
-      if (name.startsWith(EVENTS_OF_RUN)) {
-        perRun.merge(name.substring(EVENTS_OF_RUN.length()), value(c), Long::sum);
-      }
-    }
-    return perRun;
-  }
-
-  private static long counter(PipelineResult result, String name) {
-    long sum = 0;
-    for (MetricResult<Long> c : counters(result)) {
-      if (c.getName().getName().equals(name)) {
-        sum += value(c);
-      }
-    }
-    return sum;
-  }
-
-  private static Iterable<MetricResult<Long>> counters(PipelineResult result) {
-    return result
-        .metrics()
-        .queryMetrics(
-            MetricsFilter.builder()
-                .addNameFilter(MetricNameFilter.inNamespace(MetricNames.NAMESPACE))
-                .build())
-        .getCounters();
-  }
-
-  private static long value(MetricResult<Long> c) {
-    try {
-      Long committed = c.getCommitted();
-      if (committed != null) {
-        return committed;
-      }
-    } catch (UnsupportedOperationException e) {
-      // Runners without committed metrics (Spark) report attempted values only.
-    }
-    Long attempted = c.getAttempted();
-    return attempted == null ? 0 : attempted;
-  }
-
-  /**
-   * Compares the final verdicts per natural id: the re-judged runs' records (restricted to the
-   * replay's natural ids and window) against the replay's.
-   */
-  static Map<String, Long> transitions(
-      ReplaySettings r, List<String> rejudged, long naturalIds, Set<String> rulesBefore) {
-    VerdictTransitions t = new VerdictTransitions();
-    Set<String> ids = new HashSet<>(r.naturalIds());
-    Set<String> runs = new HashSet<>(rejudged);
-    runs.add(r.replayId());
-    VerdictScan.scan(
-        r.run().warehouse(),
-        runs,
-        row -> {
-          if (row.runId().equals(r.replayId())) {
-            t.addAfter(row);
-          } else if ((ids.isEmpty() || ids.contains(row.naturalId())) && inWindow(r, row)) {
-            t.addBefore(row);
-            if (row.rulesId() != null) {
-              rulesBefore.add(row.rulesId());
-            }
-          }
-        });
-    t.afterEmitsMatches(r.run().emitMatches());
-    return t.count(naturalIds);
-  }
-
-  private static boolean inWindow(ReplaySettings r, VerdictScan.Row row) {
-    return inWindow(r, row.sourceEventTime()) || inWindow(r, row.targetEventTime());
-  }
-
-  private static boolean inWindow(ReplaySettings r, org.joda.time.Instant t) {
-    return t != null
-        && (r.since() == null || !t.isBefore(r.since()))
-        && (r.until() == null || t.isBefore(r.until()));
-  }
-
-  /** A finished replay: its state, counts and transitions. */
-  record Outcome(
-      ReplaySettings settings,
-      PipelineResult.State state,
-      Summary summary,
-      Map<String, Long> eventsPerRun,
-      long naturalIds,
-      Map<String, Long> transitions,
-      Set<String> rulesBefore) {
-
-    long eventsRead() {
-      return summary.input();
-    }
-
-    /** stored events read = dead letters + events judged; events judged = their ends. */
-    boolean addsUp() {
-      return summary.addsUp();
-    }
-
-    String format() {
-      ReplaySettings r = settings;
-      StringBuilder b = new StringBuilder();
-      b.append("streamrecon replay ").append(r.replayId()).append('\n');
-      b.append("  selected: ").append(selection(r)).append('\n');
-      b.append("  rules: ")
-          .append(r.run().rules().id() == null ? "none" : r.run().rules().id())
-          .append(
-              r.run().ignoreFields().isEmpty() ? "" : ", ignoreFields " + r.run().ignoreFields())
-          .append(", timeout ")
-          .append(DurationParser.format(r.run().timeout()))
-          .append(", allowedLateness ")
-          .append(DurationParser.format(r.run().allowedLateness()))
-          .append('\n');
-      b.append("  re-judged runs (stored events read):\n");
-      eventsPerRun.forEach(
-          (run, n) -> b.append(String.format(Locale.ROOT, "    %-40s %,12d%n", run, n)));
-      row(b, "stored events read, source", summary.get(MetricNames.input(Side.SOURCE)));
-      row(b, "stored events read, target", summary.get(MetricNames.input(Side.TARGET)));
-      row(b, "dead letters (not hashable)", summary.deadLetters());
-      row(b, "events judged", summary.raw());
-      row(b, "match", summary.match());
-      if (summary.get(Diff.MATCH_WITHIN_TOLERANCE) > 0) {
-        row(b, "  of which within tolerance", summary.get(Diff.MATCH_WITHIN_TOLERANCE));
-      }
-      row(b, "mismatch", summary.mismatch());
-      row(b, "missing in target", summary.get("missing_in_target"));
-      row(b, "missing in source", summary.get("missing_in_source"));
-      row(b, "duplicate", summary.get("duplicate"));
-      row(b, "superseded", summary.get("superseded"));
-      row(b, "late", summary.get("late"));
-      row(b, "events in verdicts", summary.get("events_in_verdicts"));
-      if (addsUp()) {
-        b.append(
-            String.format(
-                Locale.ROOT,
-                "counts add up: stored events read %d = dead letters %d + events judged %d;"
-                    + " events judged = late + duplicate + superseded + events in verdicts%n",
-                summary.input(),
-                summary.deadLetters(),
-                summary.raw()));
+      int eq = a.indexOf('=');
+      String name = eq < 0 ? a.substring(2) : a.substring(2, eq);
+      String value = eq < 0 ? null : a.substring(eq + 1);
+      if (SELECTION.contains(name) || name.equals("replayId")) {
+        if (value == null) {
+          throw new IllegalArgumentException(
+              "replay: --" + name + " needs a value: --" + name + "=...");
+        }
+        if (name.equals("replayId")) {
+          replayId = value.trim();
+        } else {
+          mine.put(name, value.trim());
+        }
+      } else if (RUN_GATE_OPTIONS.contains(name)) {
+        throw new IllegalArgumentException(
+            "replay: --"
+                + name
+                + " does not apply: it is an option of run only (a replay records what it"
+                + " judged under _replays/ instead)");
+      } else if (INPUT_OPTIONS.contains(name) || name.startsWith("kafka")) {
+        throw new IllegalArgumentException(
+            "replay: --"
+                + name
+                + " does not apply: a replay judges the events stored in raw_events, with the"
+                + " natural ids and event times they were stored with");
       } else {
-        b.append("!!!!!!!! WARNING: COUNTS DO NOT ADD UP !!!!!!!!\n");
-        b.append(
-            String.format(
-                Locale.ROOT,
-                "!!! stored events read %d, dead letters %d, events judged %d, late %d,"
-                    + " duplicate %d, superseded %d, events in verdicts %d%n",
-                summary.input(),
-                summary.deadLetters(),
-                summary.raw(),
-                summary.get("late"),
-                summary.get("duplicate"),
-                summary.get("superseded"),
-                summary.get("events_in_verdicts")));
+        beam.add(a);
+        if (!name.equals("warehouse") && !name.equals("runner") && value != null) {
+          given.put(name, value);
+        }
       }
-      b.append(
-          String.format(
-              Locale.ROOT, "verdicts per natural id, re-judged runs → replay (%,d ids judged):%n",
-              naturalIds));
-      if (transitions.isEmpty()) {
-        b.append("  (none)\n");
-      }
-      transitions.forEach(
-          (label, n) -> b.append(String.format(Locale.ROOT, "  %-40s %,12d%n", label, n)));
-      b.append("replay recorded in ")
-          .append(recordPath(r.run().warehouse(), r.replayId()))
-          .append('\n');
-      return b.toString();
     }
-  }
-
-  private static void row(StringBuilder b, String label, long value) {
-    b.append(String.format(Locale.ROOT, "  %-30s %,12d%n", label, value));
-  }
-
-  static String selection(ReplaySettings r) {
-    List<String> parts = new ArrayList<>();
-    parts.add(r.runIds().isEmpty() ? "every run" : "runs " + String.join(",", r.runIds()));
-    if (r.since() != null || r.until() != null) {
-      parts.add(
-          "event time "
-              + (r.since() == null ? "from the start" : "from " + r.since())
-              + (r.until() == null ? " on" : " until " + r.until()));
+    replayId = ReplaySettings.replayId(replayId);
+    StreamRecon.refuseRepeatedOptions(beam);
+    ReconcileOptions options;
+    try {
+      options =
+          PipelineOptionsFactory.fromArgs(beam.toArray(new String[0]))
+              .withValidation()
+              .as(ReconcileOptions.class);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(StreamRecon.explainOptionError(e.getMessage(), beam), e);
     }
-    if (!r.naturalIds().isEmpty()) {
-      parts.add(r.naturalIds().size() + " natural id(s)");
-    }
-    return String.join(", ", parts);
-  }
-
-  static Path recordPath(String warehouse, String replayId) {
-    return new Path(
-        new Path(warehouse, RECORDS_DIR), WarehouseIds.check("replayId", replayId) + ".json");
-  }
-
-  /** Writes {@code <warehouse>/_replays/<replayId>.json}: what was replayed, how, the result. */
-  static void writeRecord(ReplaySettings r, Outcome o, String started) {
-    ObjectMapper json = new ObjectMapper();
-    ObjectNode root = json.createObjectNode();
-    root.put("replayId", r.replayId());
-    root.put("startedAt", started);
-    root.put("finishedAt", java.time.Instant.now().toString());
-    root.put("state", String.valueOf(o.state()));
-    ObjectNode sel = root.putObject("selection");
-    ArrayNode runs = sel.putArray("runIds");
-    r.runIds().forEach(runs::add);
-    sel.put("since", r.since() == null ? null : r.since().toString());
-    sel.put("until", r.until() == null ? null : r.until().toString());
-    ArrayNode ids = sel.putArray("naturalIds");
-    r.naturalIds().forEach(ids::add);
-    ObjectNode rejudged = root.putObject("rejudgedRuns");
-    o.eventsPerRun().forEach(rejudged::put);
-    ObjectNode judging = root.putObject("judging");
-    judging.put("rulesId", r.run().rules().id());
-    ArrayNode ignore = judging.putArray("ignoreFields");
-    r.run().ignoreFields().forEach(ignore::add);
-    judging.put("timeout", DurationParser.format(r.run().timeout()));
-    judging.put("allowedLateness", DurationParser.format(r.run().allowedLateness()));
-    judging.put("expiry", r.run().expiry().name());
-    judging.put("emitMatches", r.run().emitMatches());
-    judging.put(
-        "runner",
-        r.options().getRunner() == null ? null : r.options().getRunner().getSimpleName());
-    ObjectNode given = judging.putObject("optionsGiven");
-    r.given().forEach(given::put);
-    ArrayNode before = root.putArray("rulesIdsOfRejudgedVerdicts");
-    o.rulesBefore().forEach(before::add);
-    ObjectNode counts = root.putObject("counts");
-    o.summary().counts().entrySet().stream()
-        .sorted(Map.Entry.comparingByKey())
-        .forEach(e -> counts.put(e.getKey(), e.getValue()));
-    counts.put(NATURAL_IDS, o.naturalIds());
-    ObjectNode transitions = root.putObject("transitions");
-    o.transitions().forEach(transitions::put);
-    Path file = recordPath(r.run().warehouse(), r.replayId());
-    JsonRecords.write(file, root, "the replay's record");
+    return ReplaySettings.of(
+        options,
+        replayId,
+        mine.get("runId"),
+        mine.get("naturalId"),
+        mine.get("since"),
+        mine.get("until"),
+        given);
   }
 }

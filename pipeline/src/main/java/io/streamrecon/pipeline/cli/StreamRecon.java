@@ -1,5 +1,8 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.run.SummaryJson;
+import io.streamrecon.pipeline.output.TerminalText;
+import io.streamrecon.pipeline.output.RowJson;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
@@ -30,7 +33,7 @@ import picocli.CommandLine;
  * Beam pipeline options, see {@link ReconcileOptions}); {@code show deltas|dead-letters|late-events}
  * prints a table as JSON Lines; {@code explain --naturalId=X} prints the stored payloads of a key,
  * their pointers and the diff; {@code report [--out=report.html]} writes a self-contained HTML
- * report ({@link io.streamrecon.pipeline.report.ReportCommand}); {@code compact} and {@code
+ * report ({@link ReportCommand}); {@code compact} and {@code
  * vacuum} maintain the tables and {@code forget} erases natural ids (see {@link
  * MaintenanceCommands}). Errors are one line on standard
  * error and a non-zero exit.
@@ -45,7 +48,7 @@ import picocli.CommandLine;
       ExplainCommand.class,
       StreamRecon.Samples.class,
       ReplayCommand.class,
-      io.streamrecon.pipeline.report.ReportCommand.class,
+      ReportCommand.class,
       MaintenanceCommands.Compact.class,
       MaintenanceCommands.Vacuum.class,
       MaintenanceCommands.Forget.class,
@@ -156,9 +159,9 @@ public final class StreamRecon implements Callable<Integer> {
         // A file left by an earlier run must not pass for this run's if this one fails.
         deleteSummaryFile(summaryFile);
       }
-      ReconcileRun.Outcome outcome = ReconcileRun.run(opts);
-      PipelineResult.State state = outcome.result().getState();
-      Summary summary = outcome.summary();
+      ReconcileRun.FinishedRun finished = ReconcileRun.run(opts);
+      PipelineResult.State state = finished.result().getState();
+      Summary summary = finished.summary();
       System.out.print(summary.format());
       System.out.flush();
       List<FailOnRules.Breach> breached = settings.failOn().breaches(summary);

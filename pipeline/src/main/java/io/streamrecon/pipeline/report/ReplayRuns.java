@@ -2,6 +2,7 @@ package io.streamrecon.pipeline.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamrecon.pipeline.run.ReplayRun;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -11,13 +12,11 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The replays of a warehouse, from the records {@code replay} writes under {@code _replays}. A
+ * The replays of a warehouse, from the records {@link ReplayRun} writes under {@code _replays}. A
  * replay stores no raw event: the stored events it judged were those of other runs, so the report
  * takes a replay's raw event counts (per side) from its record.
  */
 final class ReplayRuns {
-  static final String DIR = "_replays";
-
   private ReplayRuns() {}
 
   /** Receives a replay's stored events read on one side. */
@@ -27,7 +26,7 @@ final class ReplayRuns {
 
   /** Calls {@code sink} for each side of each replay recorded in the warehouse. */
   static void storedEventsRead(String warehouse, Sink sink) {
-    Path dir = new Path(warehouse, DIR);
+    Path dir = new Path(warehouse, ReplayRun.RECORDS_DIR);
     try {
       FileSystem fs = dir.getFileSystem(new Configuration());
       if (!fs.exists(dir)) {

@@ -1,6 +1,6 @@
 package io.streamrecon.pipeline.report;
 
-import io.streamrecon.pipeline.cli.TerminalText;
+import io.streamrecon.pipeline.output.TerminalText;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 

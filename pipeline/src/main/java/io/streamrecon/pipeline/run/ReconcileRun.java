@@ -30,14 +30,14 @@ public final class ReconcileRun {
   private ReconcileRun() {}
 
   /** A finished run: Beam's result and the counts. */
-  public record Outcome(PipelineResult result, Summary summary) {}
+  public record FinishedRun(PipelineResult result, Summary summary) {}
 
   /**
    * Validates the options, checks inputs and warehouse, runs the pipeline and, for a bounded run,
    * waits for it. An unbounded run logs progress every {@code --progressInterval} until it is
    * cancelled.
    */
-  public static Outcome run(ReconcileOptions options) {
+  public static FinishedRun run(ReconcileOptions options) {
     ReconcileSettings s = ReconcileSettings.from(options);
     PipelineResult result = start(options);
     ScheduledExecutorService progress = startProgress(result, s);
@@ -53,7 +53,7 @@ public final class ReconcileRun {
     if (s.bounded() && result.getState() == PipelineResult.State.DONE) {
       removeRowKeySidecars(s);
     }
-    return new Outcome(result, Summary.of(result));
+    return new FinishedRun(result, Summary.of(result));
   }
 
   /**
@@ -93,7 +93,7 @@ public final class ReconcileRun {
    * Lets the options' runner support ({@link RunnerSupport#tune}) adjust the options of a bounded
    * pipeline this class does not start itself, such as a replay.
    */
-  public static void tune(PipelineOptions options) {
+  static void tune(PipelineOptions options) {
     RunnerSupport.find(options).ifPresent(r -> r.tune(options));
   }
 
@@ -164,7 +164,7 @@ public final class ReconcileRun {
    * of in the commit's grouped pane) are no longer needed. Failing to remove them costs only disk:
    * VACUUM removes them later.
    */
-  public static void removeRowKeySidecars(ReconcileSettings s) {
+  static void removeRowKeySidecars(ReconcileSettings s) {
     try {
       DeltaLakeMaintenance.removeRowKeySidecars(new Configuration(), s.warehouse(), s.runId());
     } catch (IOException | RuntimeException e) {

@@ -95,13 +95,14 @@ public record Summary(Map<String, Long> counts) {
     for (MetricResult<Long> c : metrics.getCounters()) {
       String name = c.getName().getName();
       if (counts.containsKey(name)) {
-        counts.merge(name, value(c), Long::sum);
+        counts.merge(name, counterValue(c), Long::sum);
       }
     }
     return new Summary(counts);
   }
 
-  private static long value(MetricResult<Long> c) {
+  /** A counter's committed value when the runner knows it, else its attempted value. */
+  static long counterValue(MetricResult<Long> c) {
     try {
       Long committed = c.getCommitted();
       if (committed != null) {

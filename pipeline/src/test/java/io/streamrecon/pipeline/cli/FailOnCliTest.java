@@ -201,7 +201,7 @@ public class FailOnCliTest {
       IllegalArgumentException e =
           org.junit.Assert.assertThrows(
               IllegalArgumentException.class,
-              () -> ReplaySettings.parse(List.of("--since=1970-01-01", option)));
+              () -> ReplayCommand.parse(List.of("--since=1970-01-01", option)));
       assertThat(
           e.getMessage(),
           containsString(option.substring(0, option.indexOf('=')) + " does not apply"));

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.records.ErasureRecords;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.run.ReplayRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -45,7 +46,7 @@ public class ReplayKafkaStreamingTest {
     Scenario scenario = Scenario.writeTo(tmp.newFolder("in").toPath());
     var g = scenario.generator();
     Path files = tmp.newFolder("files").toPath();
-    ReconcileRun.Outcome file = Scenario.runToCompletion(scenario.options(files));
+    ReconcileRun.FinishedRun file = Scenario.runToCompletion(scenario.options(files));
     scenario.assertExpected(files);
     Set<String> fileFinal = finalView(files, "scenario");
 
@@ -90,9 +91,9 @@ public class ReplayKafkaStreamingTest {
         List.of(),
         tableHas(wh, "late_events") ? DeltaLakeTables.readLateEvents(wh.toString()) : List.of());
 
-    ReplayCommand.Outcome replay =
-        ReplayCommand.run(
-            ReplaySettings.parse(
+    ReplayRun.FinishedReplay replay =
+        ReplayRun.run(
+            ReplayCommand.parse(
                 List.of("--warehouse=" + wh, "--runId=" + STREAM, "--replayId=replay-stream")));
     assertEquals(PipelineResult.State.DONE, replay.state());
 
@@ -120,7 +121,7 @@ public class ReplayKafkaStreamingTest {
             .mapToLong(Map.Entry::getValue)
             .sum());
     String record =
-        Files.readString(wh.resolve(ReplayCommand.RECORDS_DIR).resolve("replay-stream.json"));
+        Files.readString(wh.resolve(ReplayRun.RECORDS_DIR).resolve("replay-stream.json"));
     assertTrue(record, record.contains("\"" + STREAM + "\" : " + storedEvents));
   }
 

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.run.ReplayRun;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
@@ -110,9 +111,9 @@ public class ReplayLateEventTest {
     assertEquals("k1", late.get(0).event().naturalId());
     assertEquals(Map.of("k1", Status.MISSING_IN_TARGET), statuses(wh, "live"));
 
-    ReplayCommand.Outcome replay =
-        ReplayCommand.run(
-            ReplaySettings.parse(
+    ReplayRun.FinishedReplay replay =
+        ReplayRun.run(
+            ReplayCommand.parse(
                 List.of(
                     "--warehouse=" + wh,
                     "--since=" + T0,

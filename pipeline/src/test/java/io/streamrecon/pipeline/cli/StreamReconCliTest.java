@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.output.TerminalText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
@@ -315,7 +316,7 @@ public class StreamReconCliTest {
   public void showAndExplainEscapeWhatTheDataHoldsBeforeItReachesTheTerminal() throws Exception {
     // An escape sequence (ESC c resets a terminal), a C1 control (CSI), bidirectional overrides.
     String id = "o-\u001bc\u009b31m\u202e\u2066x\ny";
-    String json = RowJson.MAPPER.writeValueAsString(id);
+    String json = io.streamrecon.json.JsonSupport.mapper().writeValueAsString(id);
     Path in = tmp.newFolder("in").toPath();
     Path source = in.resolve("src\u001bc\u0085\u202e.jsonl");
     String head = "{\"id\":" + json + ",\"eventTime\":\"2024-03-01T08:00:00Z\",\"note\":";

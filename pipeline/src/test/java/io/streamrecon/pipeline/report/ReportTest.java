@@ -15,7 +15,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.cli.StreamRecon;
-import io.streamrecon.pipeline.cli.TerminalText;
+import io.streamrecon.pipeline.output.TerminalText;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.Scenario;
@@ -88,7 +88,7 @@ public class ReportTest {
           java.nio.file.StandardOpenOption.APPEND);
     }
     warehouse = dir.resolve("warehouse");
-    ReconcileRun.Outcome outcome = Scenario.runToCompletion(scenario.options(warehouse));
+    ReconcileRun.FinishedRun outcome = Scenario.runToCompletion(scenario.options(warehouse));
     summary = outcome.summary();
     data = ReportReader.read(new ReportReader.Selection(warehouse.toString(), null, null, null));
     page = dir.resolve("report.html");

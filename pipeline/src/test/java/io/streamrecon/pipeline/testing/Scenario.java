@@ -84,8 +84,8 @@ public final class Scenario {
   }
 
   /** Runs to completion and checks that the run's counts add up. */
-  public static ReconcileRun.Outcome runToCompletion(ReconcileOptions options) {
-    ReconcileRun.Outcome outcome = ReconcileRun.run(options);
+  public static ReconcileRun.FinishedRun runToCompletion(ReconcileOptions options) {
+    ReconcileRun.FinishedRun outcome = ReconcileRun.run(options);
     assertEquals(PipelineResult.State.DONE, outcome.result().getState());
     assertTrue(outcome.summary().format(), outcome.summary().addsUp());
     return outcome;

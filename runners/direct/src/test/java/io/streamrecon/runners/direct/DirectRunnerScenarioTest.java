@@ -29,7 +29,7 @@ public class DirectRunnerScenarioTest {
 
   private static Scenario scenario;
   private static Path batchWarehouse;
-  private static ReconcileRun.Outcome batch;
+  private static ReconcileRun.FinishedRun batch;
 
   @BeforeClass
   public static void runBatch() throws Exception {

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.run.ReplayRun;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.samples.RulesSample;
@@ -35,17 +36,17 @@ public class ReplaySparkTest {
     Path ruled = tmp.newFolder("ruled").toPath();
     String rules = "--rules=" + Path.of("..", "..", "samples", "rules.json");
 
-    ReconcileRun.Outcome plain =
+    ReconcileRun.FinishedRun plain =
         ReplayTest.run(source, target, "--warehouse=" + wh, "--runId=plain", SPARK[0], SPARK[1]);
     assertEquals(PipelineResult.State.DONE, plain.result().getState());
-    ReconcileRun.Outcome withRules =
+    ReconcileRun.FinishedRun withRules =
         ReplayTest.run(
             source, target, "--warehouse=" + ruled, "--runId=ruled", rules, SPARK[0], SPARK[1]);
     assertTrue(plain.summary().mismatch() > withRules.summary().mismatch());
 
-    ReplayCommand.Outcome replay =
-        ReplayCommand.run(
-            ReplaySettings.parse(
+    ReplayRun.FinishedReplay replay =
+        ReplayRun.run(
+            ReplayCommand.parse(
                 List.of(
                     "--warehouse=" + wh,
                     "--runId=plain",

@@ -25,7 +25,7 @@ public class SparkHdfsWarehouseTest {
     Scenario scenario = Scenario.writeTo(tmp.newFolder("input").toPath());
     try (HdfsProcess hdfs = HdfsProcess.start(tmp.newFolder("hdfs").toPath())) {
       String warehouse = hdfs.uri() + "/recon/warehouse";
-      ReconcileRun.Outcome outcome =
+      ReconcileRun.FinishedRun outcome =
           Scenario.runToCompletion(
               scenario.options(warehouse, "--runner=SparkRunner", "--sparkMaster=local[2]"));
       scenario.assertExpected(warehouse);

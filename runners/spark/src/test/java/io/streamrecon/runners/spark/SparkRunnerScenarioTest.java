@@ -47,7 +47,7 @@ public class SparkRunnerScenarioTest {
     ReconcileOptions options =
         scenario.options(wh, "--runner=SparkRunner", "--sparkMaster=local[2]");
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(options).expiry());
-    ReconcileRun.Outcome outcome = Scenario.runToCompletion(options);
+    ReconcileRun.FinishedRun outcome = Scenario.runToCompletion(options);
     assertEquals(direct, Scenario.finalView(wh));
     scenario.assertExpected(wh);
     assertEquals(scenario.generator().badLines(), outcome.summary().deadLetters());

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.output;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.records;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,7 +11,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /** The JSON records the commands keep beside the tables ({@code _replays/}, {@code _erasures/}). */
-final class JsonRecords {
+public final class JsonRecords {
   private JsonRecords() {}
 
   /**
@@ -19,7 +19,7 @@ final class JsonRecords {
    *
    * @param what the record's name in the error message, for example "the replay's record"
    */
-  static void write(Path file, JsonNode root, String what) {
+  public static void write(Path file, JsonNode root, String what) {
     try {
       FileSystem fs = file.getFileSystem(new Configuration());
       try (OutputStream out = fs.create(file, true)) {

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.output;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.model.DeltaRecord;
@@ -18,10 +18,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** One raw_events row as {@code explain} prints it: its metadata line and its payload. */
-record Explained(String side, Map<String, Object> metadata, JsonNode payload, String rawPayload) {
+public record Explained(String side, Map<String, Object> metadata, JsonNode payload, String rawPayload) {
   static final String PAYLOAD = "payload";
 
-  static Explained of(Map<String, Object> row) {
+  public static Explained of(Map<String, Object> row) {
     Map<String, Object> meta = new TreeMap<>();
     Object payload = null;
     for (Map.Entry<String, Object> e : row.entrySet()) {
@@ -39,7 +39,7 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
   }
 
   /** Rows by side, then event time, so the last of each side is the latest version. */
-  static List<Map<String, Object>> sorted(List<Map<String, Object>> rows) {
+  public static List<Map<String, Object>> sorted(List<Map<String, Object>> rows) {
     List<Map<String, Object>> copy = new ArrayList<>(rows);
     copy.sort(
         Comparator.comparing((Map<String, Object> r) -> String.valueOf(r.get("side")))
@@ -48,7 +48,7 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
   }
 
   /** Why a pointer's raw event is no longer stored. */
-  enum Gone {
+  public enum Gone {
     /** Raw event retention removed its whole event date. */
     EXPIRED,
     /** Deleted from raw_events (another engine's DELETE, or erased): the date is still kept. */
@@ -63,7 +63,7 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
    * date before the earliest one still stored ({@code earliestStored}, null when none is) expired;
    * any other was deleted. In the order of {@code deltas}, each pointer once.
    */
-  static Map<Pointer, Gone> gonePointers(
+  public static Map<Pointer, Gone> gonePointers(
       List<DeltaRecord> deltas, List<Map<String, Object>> rows, LocalDate earliestStored) {
     Set<String> stored = new HashSet<>();
     for (Map<String, Object> r : rows) {
@@ -89,7 +89,7 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
   }
 
   /** The one line {@code explain} prints for a pointer whose raw event is gone. */
-  static String goneLine(Pointer p, Gone why) {
+  public static String goneLine(Pointer p, Gone why) {
     String head = p.side() + " event " + p.describe() + " (sha256 " + p.sha256() + "): ";
     return why == Gone.EXPIRED
         ? head + "expired, no longer stored in raw_events (removed by retention)"
@@ -97,7 +97,7 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
   }
 
   /** The metadata lines, each value {@linkplain TerminalText#escape escaped}. */
-  String header() {
+  public String header() {
     Object partition = metadata.get("origin_partition");
     String origin =
         partition == null
@@ -129,7 +129,7 @@ record Explained(String side, Map<String, Object> metadata, JsonNode payload, St
   }
 
   /** The payload as indented JSON, or escaped as it was stored when it is not JSON. */
-  String prettyPayload() {
+  public String prettyPayload() {
     return payload.isTextual() ? TerminalText.escape(rawPayload) : payload.toPrettyString();
   }
 }

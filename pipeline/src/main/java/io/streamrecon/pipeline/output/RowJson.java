@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.output;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,12 +24,12 @@ import org.joda.time.Instant;
  * the limits events were accepted under ({@link JsonSupport#mapper()}), so every value a run stored
  * reads back as JSON, however long its strings.
  */
-final class RowJson {
+public final class RowJson {
   static final ObjectMapper MAPPER = JsonSupport.mapper();
 
   private RowJson() {}
 
-  static ObjectNode delta(DeltaRecord d) {
+  public static ObjectNode delta(DeltaRecord d) {
     ObjectNode o = MAPPER.createObjectNode();
     o.put("verdictId", d.verdictId());
     o.put("supersedes", d.supersedes());
@@ -51,7 +51,7 @@ final class RowJson {
     return o;
   }
 
-  static ObjectNode difference(Difference diff) {
+  public static ObjectNode difference(Difference diff) {
     ObjectNode o = MAPPER.createObjectNode();
     o.put("path", diff.path());
     o.put("kind", diff.kind().name());
@@ -64,7 +64,7 @@ final class RowJson {
     return o;
   }
 
-  static ObjectNode deadLetter(DeadLetter d) {
+  public static ObjectNode deadLetter(DeadLetter d) {
     ObjectNode o = MAPPER.createObjectNode();
     o.put("side", d.side().name());
     o.put("raw", new String(d.raw(), StandardCharsets.UTF_8));
@@ -75,7 +75,7 @@ final class RowJson {
     return o;
   }
 
-  static ObjectNode lateEvent(LateEvent l) {
+  public static ObjectNode lateEvent(LateEvent l) {
     ObjectNode o = MAPPER.createObjectNode();
     EventRef e = l.event();
     o.put("side", e.side().name());

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.output;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;

@@ -1,12 +1,9 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.run;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.files.LocalFiles;
 import io.streamrecon.model.Status;
-import io.streamrecon.pipeline.run.FailOnRules;
-import io.streamrecon.pipeline.run.Release;
-import io.streamrecon.pipeline.run.Summary;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -27,7 +24,7 @@ import java.util.Map;
  * @param verdicts the verdicts per status
  * @param failOnBreached the {@code --failOn} rules the run breached, empty when none
  */
-record SummaryJson(
+public record SummaryJson(
     String runId,
     String release,
     String state,
@@ -56,7 +53,7 @@ record SummaryJson(
     }
   }
 
-  static SummaryJson of(
+  public static SummaryJson of(
       String runId,
       String state,
       int exitCode,
@@ -78,7 +75,7 @@ record SummaryJson(
   }
 
   /** Writes this object to {@code file} all at once, creating its folder when missing. */
-  void writeTo(Path file) throws IOException {
+  public void writeTo(Path file) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     Files.createDirectories(dir);
     LocalFiles.writeAtomically(

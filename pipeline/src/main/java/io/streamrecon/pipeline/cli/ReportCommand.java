@@ -1,10 +1,8 @@
-package io.streamrecon.pipeline.report;
+package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.files.LocalFiles;
-import io.streamrecon.pipeline.cli.TerminalText;
-import io.streamrecon.pipeline.cli.WarehouseOption;
+import io.streamrecon.pipeline.report.ReportPage;
+import io.streamrecon.pipeline.output.TerminalText;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -19,17 +17,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code streamrecon report}: writes one self-contained HTML page (inline CSS and SVG, nothing
- * fetched) that summarises a warehouse: counts and the nothing-lost identities, verdicts over
- * event time, the most frequent differing fields, detection latency, dead letters, late events and
- * the most recent mismatches. Reads only the columns it needs.
+ * {@code streamrecon report}: writes the HTML report of a warehouse ({@link ReportPage}), for a
+ * run and an event-time window when given, and says where and how large.
  */
 @Command(
     name = "report",
     description =
         "Write a self-contained HTML report of a warehouse (counts, verdicts over time, differing"
             + " fields, latency, dead letters, late events, recent mismatches).")
-public final class ReportCommand implements Callable<Integer> {
+final class ReportCommand implements Callable<Integer> {
   @Mixin WarehouseOption warehouse;
 
   @Option(names = "--runId", description = "Only this run (default: every run in the warehouse)")
@@ -59,7 +55,7 @@ public final class ReportCommand implements Callable<Integer> {
           "--since=" + since + " must be before --until=" + until);
     }
     long start = System.nanoTime();
-    Path target = write(new ReportReader.Selection(warehouse.location(), runId, from, to), outFile);
+    Path target = ReportPage.write(warehouse.location(), runId, from, to, outFile);
     System.out.printf(
         Locale.ROOT,
         "wrote %s (%,d bytes) in %.1f s%n",
@@ -111,17 +107,6 @@ public final class ReportCommand implements Callable<Integer> {
       }
     }
     return path;
-  }
-
-  /**
-   * Reads the warehouse and writes the page to {@code out}, all at once through a fresh temporary
-   * file in its folder ({@link LocalFiles#writeAtomically}).
-   */
-  static Path write(ReportReader.Selection selection, Path out) throws IOException {
-    String html = ReportHtml.render(ReportReader.read(selection));
-    Files.createDirectories(out.toAbsolutePath().getParent());
-    LocalFiles.writeAtomically(out, html.getBytes(StandardCharsets.UTF_8));
-    return out;
   }
 
   /** An ISO-8601 instant with offset, or a date (its UTC midnight); null when not given. */

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.run;
 
 import io.streamrecon.deltalake.VerdictScan;
 import io.streamrecon.model.Status;

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.output;
 
 import java.io.FilterWriter;
 import java.io.IOException;
@@ -56,7 +56,7 @@ public final class TerminalText {
    * ends the lines the command prints: the net under every line of {@code show} and {@code
    * explain}, whose values are escaped (newlines included) where a line is built.
    */
-  static PrintWriter writer(OutputStream out) {
+  public static PrintWriter writer(OutputStream out) {
     return new PrintWriter(new Escaping(new OutputStreamWriter(out, StandardCharsets.UTF_8)));
   }
 

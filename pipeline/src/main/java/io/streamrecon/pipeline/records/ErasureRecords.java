@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.cli;
+package io.streamrecon.pipeline.records;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,19 +31,20 @@ import org.apache.hadoop.fs.Path;
  * rewritten, the commit version that {@code DESCRIBE HISTORY} lists). {@code explain} reads them
  * to say that an id was erased (docs/design.md#erasure).
  */
-final class ErasureRecords {
-  static final String DIR = "_erasures";
+public final class ErasureRecords {
+  /** The directory of the erasures' records, outside every table. */
+  public static final String DIR = "_erasures";
 
   /** {@code state} of a record written before the first commit: the erasure may be partial. */
-  static final String STARTED = "started";
+  public static final String STARTED = "started";
 
   /** {@code state} of a record whose erasure committed every table it had to change. */
-  static final String DONE = "done";
+  public static final String DONE = "done";
 
   private ErasureRecords() {}
 
   /** One erasure that named an id. */
-  record Erasure(String erasureId, String erasedAt, String state) {}
+  public record Erasure(String erasureId, String erasedAt, String state) {}
 
   static Path recordPath(String warehouse, String erasureId) {
     return new Path(
@@ -51,7 +52,7 @@ final class ErasureRecords {
   }
 
   /** Writes (or completes) the record of an erasure and returns its path. */
-  static Path write(
+  public static Path write(
       String warehouse,
       String erasureId,
       String erasedAt,
@@ -87,7 +88,7 @@ final class ErasureRecords {
   }
 
   /** Removes the record of an erasure that changed no table. */
-  static void delete(String warehouse, String erasureId) {
+  public static void delete(String warehouse, String erasureId) {
     Path file = recordPath(warehouse, erasureId);
     try {
       file.getFileSystem(new Configuration()).delete(file, false);
@@ -97,7 +98,7 @@ final class ErasureRecords {
   }
 
   /** The erasures that named {@code naturalId}, oldest first. */
-  static List<Erasure> of(String warehouse, String naturalId) {
+  public static List<Erasure> of(String warehouse, String naturalId) {
     Path dir = new Path(warehouse, DIR);
     List<Erasure> found = new ArrayList<>();
     ObjectMapper json = new ObjectMapper();
@@ -132,7 +133,7 @@ final class ErasureRecords {
   }
 
   /** What {@code explain} prints for an erased id, after its header. */
-  static String line(String naturalId, Erasure e) {
+  public static String line(String naturalId, Erasure e) {
     if (!DONE.equals(e.state())) {
       return "natural id "
           + naturalId
@@ -161,7 +162,7 @@ final class ErasureRecords {
    * One line per pointer of {@code deltas} whose raw event is no longer stored, for an erased id:
    * the payload was erased, not expired.
    */
-  static List<String> erasedPointers(
+  public static List<String> erasedPointers(
       List<DeltaRecord> deltas, List<Map<String, Object>> rows, Erasure e) {
     Set<String> stored = new HashSet<>();
     for (Map<String, Object> r : rows) {

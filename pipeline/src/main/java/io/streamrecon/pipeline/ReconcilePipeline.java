@@ -86,12 +86,12 @@ public final class ReconcilePipeline {
       // graph it was started with from its checkpoint.)
       PCollectionTuple written =
           merged
-              .apply("ParseEvents", parse.outcomes())
+              .apply("ParseEvents", parse.parsedInputs())
               .apply(
                   "WriteRawEvents",
-                  writerSettings(DeltaLakeIO.writeRawEvents(), s, writer).fromOutcomes());
-      deadLetters = written.get(DeltaLakeIO.FromOutcomes.DEAD_LETTERS);
-      stored = written.get(DeltaLakeIO.FromOutcomes.EVENT_REFS);
+                  writerSettings(DeltaLakeIO.writeRawEvents(), s, writer).fromParsedInputs());
+      deadLetters = written.get(DeltaLakeIO.FromParsedInputs.DEAD_LETTERS);
+      stored = written.get(DeltaLakeIO.FromParsedInputs.EVENT_REFS);
     } else {
       PCollectionTuple parsed = merged.apply("ParseEvents", parse);
       deadLetters = parsed.get(ParseEvents.DEAD_LETTERS);

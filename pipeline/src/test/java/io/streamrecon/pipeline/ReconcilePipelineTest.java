@@ -124,7 +124,7 @@ public class ReconcilePipelineTest {
         Set.of(
             ModelCoders.RawInputCoder.class,
             ModelCoders.EventCoder.class,
-            ModelCoders.ParseOutcomeCoder.class,
+            ModelCoders.ParsedInputCoder.class,
             ModelCoders.PayloadPairCoder.class);
     List<String> offenders = new ArrayList<>();
     List<String> multiOutput = new ArrayList<>();

@@ -60,9 +60,10 @@ final class CommitFiles {
     return "deltalake_copies_recognised_" + table;
   }
 
-  static DeltaLakeCommitter.Outcome commit(
+  static DeltaLakeCommitter.CommitResult commit(
       DeltaLakeCommitter committer, String appId, PaneInfo pane, List<DataFile> files, String table) {
-    DeltaLakeCommitter.Outcome outcome = committer.commit(appId, pane.getIndex(), files, pane.isLast());
+    DeltaLakeCommitter.CommitResult outcome =
+        committer.commit(appId, pane.getIndex(), files, pane.isLast());
     (outcome.alreadyCommitted() ? REPLAYED : COMMITS).inc();
     if (!outcome.recognised().isEmpty()) {
       Metrics.counter(DeltaLakeIO.NAMESPACE, recognisedCounterName(table))
@@ -154,7 +155,7 @@ final class CommitFiles {
 
     private void commitLocked(
         List<DataFile> files, PaneInfo pane, OutputReceiver<DeltaLakeCommit> out) {
-      DeltaLakeCommitter.Outcome outcome = commit(committer, appId, pane, files, table);
+      DeltaLakeCommitter.CommitResult outcome = commit(committer, appId, pane, files, table);
       out.output(
           new DeltaLakeCommit(
               table,
@@ -223,7 +224,7 @@ final class CommitFiles {
     private void commitLocked(
         List<DataFile> files, PaneInfo pane, OutputReceiver<CommittedRows> out)
         throws IOException {
-      DeltaLakeCommitter.Outcome outcome =
+      DeltaLakeCommitter.CommitResult outcome =
           commit(committer, appId, pane, files, DeltaLakeIO.RAW_EVENTS);
       for (DataFile file : outcome.committed()) {
         out.output(committedRows(file, outcome.tableVersion()));

@@ -77,7 +77,7 @@ final class DeltaLakeCommitter {
    * @param committed the files committed (rewritten without the copies where needed), in order
    * @param recognised the rows not stored again, each with where its stored copy is
    */
-  record Outcome(
+  record CommitResult(
       long tableVersion,
       boolean alreadyCommitted,
       List<DataFile> committed,
@@ -280,7 +280,7 @@ final class DeltaLakeCommitter {
    * equals that of a row this writer committed recently ({@link WriterHistory}) or of an earlier
    * row of the batch; a file with copies is rewritten without them.
    */
-  Outcome commit(String appId, long txnVersion, List<DataFile> files) {
+  CommitResult commit(String appId, long txnVersion, List<DataFile> files) {
     return commit(appId, txnVersion, files, false);
   }
 
@@ -292,7 +292,7 @@ final class DeltaLakeCommitter {
    * end of the run for nothing. A retry of the pane still recognises its rows: a fresh history
    * reads the writer's recent commits from the log, as after a restart.
    */
-  Outcome commit(String appId, long txnVersion, List<DataFile> files, boolean lastPane) {
+  CommitResult commit(String appId, long txnVersion, List<DataFile> files, boolean lastPane) {
     try {
       return commitPane(appId, txnVersion, files, !lastPane);
     } finally {
@@ -307,7 +307,7 @@ final class DeltaLakeCommitter {
     return Collections.unmodifiableSet(histories.keySet());
   }
 
-  private Outcome commitPane(
+  private CommitResult commitPane(
       String appId, long txnVersion, List<DataFile> files, boolean rememberCommit) {
     WriterHistory history =
         histories.computeIfAbsent(
@@ -334,7 +334,7 @@ final class DeltaLakeCommitter {
                 .mapToLong(r -> r.storedAt().tableVersion())
                 .max()
                 .orElse(readVersion);
-        return new Outcome(version, true, List.of(), plan.recognised);
+        return new CommitResult(version, true, List.of(), plan.recognised);
       }
       // Monotone per app id, as Delta readers expect of a transaction identifier's version.
       long recordedVersion = Math.max(recorded + 1, txnVersion);
@@ -382,7 +382,7 @@ final class DeltaLakeCommitter {
                       new WriterHistory.Location(version, at.path(), at.rowIndex()))
                   : r);
         }
-        return new Outcome(version, false, plan.files, recognised);
+        return new CommitResult(version, false, plan.files, recognised);
       } catch (ConcurrentWriteException | TableAlreadyExistsException e) {
         // The same app id committed meanwhile (the next attempt recognises its rows), another
         // writer created the table or changed its metadata first, or Kernel's own retries ran out.

@@ -130,7 +130,7 @@ final class DeltaLakeCompaction {
         outputs.addAll(rewrite(conf, root, layout, rows, bin, targetFileSize));
         inputs.addAll(bin);
       }
-      SwapOutcome outcome = commitSwap(engine, root, layout, inputs, outputs);
+      SwapCommit outcome = commitSwap(engine, root, layout, inputs, outputs);
       retried += outcome.conflicts;
       if (outcome.version < 0) {
         abandoned += partition.getValue().size();
@@ -335,7 +335,7 @@ final class DeltaLakeCompaction {
     return copy;
   }
 
-  private record SwapOutcome(long version, int conflicts) {}
+  private record SwapCommit(long version, int conflicts) {}
 
   /**
    * Commits the swap of {@code inputs} for {@code outputs}, retrying on conflicts. Before every
@@ -344,7 +344,7 @@ final class DeltaLakeCompaction {
    * refuses a commit whose removes a winning commit removed first). Returns version -1 when given
    * up.
    */
-  private static SwapOutcome commitSwap(
+  private static SwapCommit commitSwap(
       Engine engine,
       Path root,
       TableLayout<?> layout,
@@ -375,13 +375,13 @@ final class DeltaLakeCompaction {
               "{}: {} was removed by a concurrent commit; compaction of its partition given up",
               layout.name,
               f.getPath());
-          return new SwapOutcome(-1, conflicts);
+          return new SwapCommit(-1, conflicts);
         }
       }
       try {
         long version =
             DeltaLakeCommitter.commitRewrite(engine, root, snapshot, inputs, outputs, false);
-        return new SwapOutcome(version, conflicts);
+        return new SwapCommit(version, conflicts);
       } catch (ConcurrentWriteException e) {
         conflicts++;
         last = e;

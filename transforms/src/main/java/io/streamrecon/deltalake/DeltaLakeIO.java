@@ -10,7 +10,7 @@ import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.ModelCoders.PayloadPairCoder;
 import io.streamrecon.model.ModelCoders.StoredPayloadCoder;
 import io.streamrecon.model.ModelCoders;
-import io.streamrecon.model.ParseOutcome;
+import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.StoredPayload;
@@ -366,12 +366,12 @@ public final class DeltaLakeIO {
     }
 
     /**
-     * The same write for parse results: stores each {@link ParseOutcome}'s event and passes its
+     * The same write for parse results: stores each {@link ParsedInput}'s event and passes its
      * dead letters on, so that one collection, consumed once, carries both from the parser (see
-     * {@link ParseOutcome} for why).
+     * {@link ParsedInput} for why).
      */
-    public FromOutcomes fromOutcomes() {
-      return new FromOutcomes(config);
+    public FromParsedInputs fromParsedInputs() {
+      return new FromParsedInputs(config);
     }
 
     @Override
@@ -404,11 +404,11 @@ public final class DeltaLakeIO {
   }
 
   /**
-   * {@link WriteRawEvents} for {@link ParseOutcome}s ({@link WriteRawEvents#fromOutcomes()}):
+   * {@link WriteRawEvents} for {@link ParsedInput}s ({@link WriteRawEvents#fromParsedInputs()}):
    * outputs the committed events' {@link EventRef}s under {@link #EVENT_REFS} and the dead letters
    * it passed on under {@link #DEAD_LETTERS}.
    */
-  public static final class FromOutcomes extends PTransform<PCollection<ParseOutcome>, PCollectionTuple> {
+  public static final class FromParsedInputs extends PTransform<PCollection<ParsedInput>, PCollectionTuple> {
     /** One per event stored, once its commit succeeded, as {@link WriteRawEvents} emits them. */
     public static final TupleTag<EventRef> EVENT_REFS = new TupleTag<EventRef>("eventRefs") {};
 
@@ -420,13 +420,13 @@ public final class DeltaLakeIO {
 
     private final WriteConfig config;
 
-    private FromOutcomes(WriteConfig config) {
+    private FromParsedInputs(WriteConfig config) {
       this.config = config;
     }
 
     @Override
-    public PCollectionTuple expand(PCollection<ParseOutcome> input) {
-      config.validate("DeltaLakeIO.writeRawEvents().fromOutcomes()");
+    public PCollectionTuple expand(PCollection<ParsedInput> input) {
+      config.validate("DeltaLakeIO.writeRawEvents().fromParsedInputs()");
       checkWritable(config.warehouse(), RAW_EVENTS);
       checkWritable(config.warehouse(), DeltaLakeIO.DEAD_LETTERS);
       PCollectionTuple written =
@@ -434,7 +434,7 @@ public final class DeltaLakeIO {
               .apply(
                   "WriteDataFiles",
                   ParDo.of(
-                          new WriteDataFilesFn.FromOutcomes(
+                          new WriteDataFilesFn.FromParsedInputs(
                               config.warehouse(), config.runId(), DEAD_LETTERS))
                       .withOutputTags(FILES, TupleTagList.of(DEAD_LETTERS)));
       PCollection<DataFile> files = written.get(FILES).setCoder(DataFile.Coder.of());

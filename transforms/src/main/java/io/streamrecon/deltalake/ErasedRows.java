@@ -54,9 +54,9 @@ final class ErasedRows {
    * @param valuesCleared difference values (source or target) set to null
    * @param naturalId the id the row was changed for, {@code null} when unchanged
    */
-  record Outcome(Map<String, Object> row, boolean changed, long valuesCleared, String naturalId) {
-    static Outcome unchanged(Map<String, Object> row) {
-      return new Outcome(row, false, 0, null);
+  record RowAfterErasure(Map<String, Object> row, boolean changed, long valuesCleared, String naturalId) {
+    static RowAfterErasure unchanged(Map<String, Object> row) {
+      return new RowAfterErasure(row, false, 0, null);
     }
   }
 
@@ -92,11 +92,11 @@ final class ErasedRows {
         && (!hi.isTextual() || FileStats.compareCodePoints(first, hi.asText()) <= 0);
   }
 
-  Outcome apply(String table, Map<String, Object> row) {
+  RowAfterErasure apply(String table, Map<String, Object> row) {
     return switch (table) {
       case DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.LATE_EVENTS -> {
         String id = text(row.get(PayloadReader.NATURAL_ID));
-        yield ids.contains(id) ? new Outcome(null, true, 0, id) : Outcome.unchanged(row);
+        yield ids.contains(id) ? new RowAfterErasure(null, true, 0, id) : RowAfterErasure.unchanged(row);
       }
       case DeltaLakeIO.DELTAS -> deltas(row);
       case DeltaLakeIO.DEAD_LETTERS -> deadLetter(row);
@@ -105,11 +105,11 @@ final class ErasedRows {
   }
 
   @SuppressWarnings("unchecked")
-  private Outcome deltas(Map<String, Object> row) {
+  private RowAfterErasure deltas(Map<String, Object> row) {
     Object differences = row.get("differences");
     String id = text(row.get(PayloadReader.NATURAL_ID));
     if (!ids.contains(id) || differences == null) {
-      return Outcome.unchanged(row);
+      return RowAfterErasure.unchanged(row);
     }
     long cleared = 0;
     List<Map<String, Object>> kept = new ArrayList<>();
@@ -124,18 +124,18 @@ final class ErasedRows {
       kept.add(copy);
     }
     if (cleared == 0) {
-      return Outcome.unchanged(row);
+      return RowAfterErasure.unchanged(row);
     }
     Map<String, Object> erased = new LinkedHashMap<>(row);
     erased.put("differences", kept);
-    return new Outcome(erased, true, cleared, id);
+    return new RowAfterErasure(erased, true, cleared, id);
   }
 
-  private Outcome deadLetter(Map<String, Object> row) {
+  private RowAfterErasure deadLetter(Map<String, Object> row) {
     String encoding = text(row.get("raw_encoding"));
     String raw = text(row.get("raw"));
     if (ERASED_ENCODING.equals(encoding) || raw == null) {
-      return Outcome.unchanged(row);
+      return RowAfterErasure.unchanged(row);
     }
     byte[] input;
     try {
@@ -144,16 +144,16 @@ final class ErasedRows {
               ? Base64.getDecoder().decode(raw)
               : raw.getBytes(StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
-      return Outcome.unchanged(row); // not base64 after all: no id can be read from it
+      return RowAfterErasure.unchanged(row); // not base64 after all: no id can be read from it
     }
     String id = parser.naturalIdOf(input);
     if (id == null || !ids.contains(id)) {
-      return Outcome.unchanged(row);
+      return RowAfterErasure.unchanged(row);
     }
     Map<String, Object> erased = new LinkedHashMap<>(row);
     erased.put("raw", new byte[0]);
     erased.put("raw_encoding", ERASED_ENCODING.getBytes(StandardCharsets.UTF_8));
-    return new Outcome(erased, true, 1, id);
+    return new RowAfterErasure(erased, true, 1, id);
   }
 
   private static String text(Object value) {

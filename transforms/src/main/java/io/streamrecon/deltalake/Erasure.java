@@ -193,7 +193,7 @@ final class Erasure {
             alreadyDeleted++;
             continue;
           }
-          ErasedRows.Outcome o =
+          ErasedRows.RowAfterErasure o =
               rows.apply(layout.name, DeltaLakeCompaction.toRow(g, layout, partitionValues));
           cleared += o.valuesCleared();
           if (o.changed()) {

@@ -2,7 +2,7 @@ package io.streamrecon.deltalake;
 
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
-import io.streamrecon.model.ParseOutcome;
+import io.streamrecon.model.ParsedInput;
 import java.io.IOException;
 import java.util.function.Consumer;
 import org.apache.beam.sdk.metrics.Counter;
@@ -78,11 +78,11 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
    * writes the events and passes each dead letter on to {@code deadLetters}, unchanged, with its
    * timestamp.
    */
-  static final class FromOutcomes extends DoFn<ParseOutcome, DataFile> {
+  static final class FromParsedInputs extends DoFn<ParsedInput, DataFile> {
     private final WriteDataFilesFn<Event> events;
     private final TupleTag<DeadLetter> deadLetters;
 
-    FromOutcomes(String warehouse, String runId, TupleTag<DeadLetter> deadLetters) {
+    FromParsedInputs(String warehouse, String runId, TupleTag<DeadLetter> deadLetters) {
       this.events = new WriteDataFilesFn<>(warehouse, DeltaLakeIO.RAW_EVENTS, runId);
       this.deadLetters = deadLetters;
     }
@@ -99,7 +99,7 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
 
     @ProcessElement
     public void process(
-        @Element ParseOutcome outcome, @Timestamp Instant timestamp, MultiOutputReceiver out)
+        @Element ParsedInput outcome, @Timestamp Instant timestamp, MultiOutputReceiver out)
         throws IOException {
       if (outcome.parsed()) {
         events.process(outcome.event(), timestamp);

@@ -584,18 +584,18 @@ public final class ModelCoders {
     public void verifyDeterministic() {}
   }
 
-  /** Coder for {@link ParseOutcome}: a tag byte, then the event's or the dead letter's coding. */
-  public static final class ParseOutcomeCoder extends AtomicCoder<ParseOutcome> {
-    private static final ParseOutcomeCoder INSTANCE = new ParseOutcomeCoder();
+  /** Coder for {@link ParsedInput}: a tag byte, then the event's or the dead letter's coding. */
+  public static final class ParsedInputCoder extends AtomicCoder<ParsedInput> {
+    private static final ParsedInputCoder INSTANCE = new ParsedInputCoder();
     private static final int EVENT = 1;
     private static final int DEAD_LETTER = 2;
 
-    public static ParseOutcomeCoder of() {
+    public static ParsedInputCoder of() {
       return INSTANCE;
     }
 
     @Override
-    public void encode(ParseOutcome value, OutputStream out) throws IOException {
+    public void encode(ParsedInput value, OutputStream out) throws IOException {
       if (value.parsed()) {
         out.write(EVENT);
         EventCoder.of().encode(value.event(), out);
@@ -606,12 +606,12 @@ public final class ModelCoders {
     }
 
     @Override
-    public ParseOutcome decode(InputStream in) throws IOException {
+    public ParsedInput decode(InputStream in) throws IOException {
       int tag = readByte(in);
       return switch (tag) {
-        case EVENT -> ParseOutcome.of(EventCoder.of().decode(in));
-        case DEAD_LETTER -> ParseOutcome.of(DeadLetterCoder.of().decode(in));
-        default -> throw new CoderException("not a ParseOutcome: tag " + tag);
+        case EVENT -> ParsedInput.of(EventCoder.of().decode(in));
+        case DEAD_LETTER -> ParsedInput.of(DeadLetterCoder.of().decode(in));
+        default -> throw new CoderException("not a ParsedInput: tag " + tag);
       };
     }
 

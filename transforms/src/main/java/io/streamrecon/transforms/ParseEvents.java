@@ -8,7 +8,7 @@ import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
-import io.streamrecon.model.ParseOutcome;
+import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.RawInput;
 import java.util.List;
 import org.apache.beam.sdk.metrics.Counter;
@@ -44,8 +44,8 @@ import org.joda.time.Instant;
  * PCollection<DeadLetter> bad = parsed.get(ParseEvents.DEAD_LETTERS);
  * }</pre>
  *
- * <p>{@link #outcomes()} gives the same results in one collection of {@link ParseOutcome}s, for a
- * consumer that takes both (the raw_events writer of a bounded run).
+ * <p>{@link #parsedInputs()} gives the same results in one collection of {@link ParsedInput}s, for
+ * a consumer that takes both (the raw_events writer of a bounded run).
  */
 public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollectionTuple> {
   private static final long serialVersionUID = 1L;
@@ -111,11 +111,11 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
 
   /**
    * The same parsing with one output: each input's event (timestamped with its event time) or
-   * dead letter, as a {@link ParseOutcome}. A ParDo with two consumed outputs is persisted whole by
+   * dead letter, as a {@link ParsedInput}. A ParDo with two consumed outputs is persisted whole by
    * the classic SparkRunner in batch, payloads included; one output consumed once is not.
    */
-  public Outcomes outcomes() {
-    return new Outcomes(config, rules);
+  public ParsedInputs parsedInputs() {
+    return new ParsedInputs(config, rules);
   }
 
   @Override
@@ -130,23 +130,24 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     return result;
   }
 
-  /** {@link ParseEvents} with one output of {@link ParseOutcome}s; see {@link #outcomes()}. */
-  public static final class Outcomes extends PTransform<PCollection<RawInput>, PCollection<ParseOutcome>> {
+  /** {@link ParseEvents} with one output of {@link ParsedInput}s; see {@link #parsedInputs()}. */
+  public static final class ParsedInputs
+      extends PTransform<PCollection<RawInput>, PCollection<ParsedInput>> {
     private static final long serialVersionUID = 1L;
 
     private final ParseConfig config;
     private final ComparisonRules rules;
 
-    private Outcomes(ParseConfig config, ComparisonRules rules) {
+    private ParsedInputs(ParseConfig config, ComparisonRules rules) {
       this.config = config;
       this.rules = rules;
     }
 
     @Override
-    public PCollection<ParseOutcome> expand(PCollection<RawInput> input) {
+    public PCollection<ParsedInput> expand(PCollection<RawInput> input) {
       return input
           .apply("ParseJson", ParDo.of(new OutcomeFn(new EventParser(config, rules))))
-          .setCoder(ModelCoders.ParseOutcomeCoder.of());
+          .setCoder(ModelCoders.ParsedInputCoder.of());
     }
   }
 
@@ -173,18 +174,18 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     }
 
     /** The input's event or dead letter, counted. */
-    final ParseOutcome parse(RawInput raw) {
+    final ParsedInput parse(RawInput raw) {
       Event event;
       try {
         event = parser.parse(raw, scratch);
       } catch (InvalidEventException e) {
         deadLetters.inc();
-        return ParseOutcome.of(
+        return ParsedInput.of(
             new DeadLetter(
                 raw.side(), raw.bytes(), e.getMessage(), STAGE, raw.origin(), Instant.now()));
       }
       parsed.inc();
-      return ParseOutcome.of(event);
+      return ParsedInput.of(event);
     }
 
     /**
@@ -212,17 +213,21 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
 
     @ProcessElement
     public void processElement(@Element RawInput raw, MultiOutputReceiver out) {
-      ParseOutcome outcome = parse(raw);
-      if (outcome.parsed()) {
-        out.get(EVENTS).outputWithTimestamp(outcome.event(), outcome.event().eventTime());
+      ParsedInput parsed = parse(raw);
+      if (parsed.parsed()) {
+        out.get(EVENTS).outputWithTimestamp(parsed.event(), parsed.event().eventTime());
       } else {
-        out.get(DEAD_LETTERS).output(outcome.deadLetter());
+        out.get(DEAD_LETTERS).output(parsed.deadLetter());
       }
     }
   }
 
-  /** Both kinds of result to the one output, as {@link ParseOutcome}s. */
-  static final class OutcomeFn extends ParsingFn<ParseOutcome> {
+  /**
+   * Both kinds of result to the one output, as {@link ParsedInput}s. Its name is part of the step
+   * name {@code ParseEvents/ParseJson/ParMultiDo(Outcome)}, which a restored job finds its state by,
+   * so it keeps it.
+   */
+  static final class OutcomeFn extends ParsingFn<ParsedInput> {
     private static final long serialVersionUID = 1L;
 
     OutcomeFn(EventParser parser) {
@@ -230,12 +235,12 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
     }
 
     @ProcessElement
-    public void processElement(@Element RawInput raw, OutputReceiver<ParseOutcome> out) {
-      ParseOutcome outcome = parse(raw);
-      if (outcome.parsed()) {
-        out.outputWithTimestamp(outcome, outcome.event().eventTime());
+    public void processElement(@Element RawInput raw, OutputReceiver<ParsedInput> out) {
+      ParsedInput parsed = parse(raw);
+      if (parsed.parsed()) {
+        out.outputWithTimestamp(parsed, parsed.event().eventTime());
       } else {
-        out.output(outcome);
+        out.output(parsed);
       }
     }
   }

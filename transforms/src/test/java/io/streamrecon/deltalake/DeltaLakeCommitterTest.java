@@ -69,7 +69,7 @@ public class DeltaLakeCommitterTest {
     assertThat(files, hasSize(2));
 
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter.Outcome outcome = committer.commit("app", 0, files);
+    DeltaLakeCommitter.CommitResult outcome = committer.commit("app", 0, files);
     assertEquals(0, outcome.tableVersion());
     assertFalse(outcome.alreadyCommitted());
 
@@ -129,7 +129,7 @@ public class DeltaLakeCommitterTest {
     assertEquals(5, committer.commit("app", 0, writeFiles(warehouse, events)).recognised().size());
 
     org.apache.commons.io.FileUtils.deleteDirectory(tmp.getRoot().toPath().resolve("raw_events").toFile());
-    DeltaLakeCommitter.Outcome again = committer.commit("app", 0, writeFiles(warehouse, events));
+    DeltaLakeCommitter.CommitResult again = committer.commit("app", 0, writeFiles(warehouse, events));
     assertFalse(again.alreadyCommitted());
     assertEquals(0, again.recognised().size());
     assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
@@ -140,9 +140,9 @@ public class DeltaLakeCommitterTest {
     String warehouse = tmp.getRoot().getPath();
     List<DataFile> files = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0));
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter.Outcome first = committer.commit("app", 7, files);
+    DeltaLakeCommitter.CommitResult first = committer.commit("app", 7, files);
     // A retried commit, through a new committer as after a worker restart.
-    DeltaLakeCommitter.Outcome again =
+    DeltaLakeCommitter.CommitResult again =
         new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("app", 7, files);
 
     assertFalse(first.alreadyCommitted());
@@ -154,7 +154,7 @@ public class DeltaLakeCommitterTest {
 
     // The next batch of the same writer is committed normally.
     List<DataFile> next = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0));
-    DeltaLakeCommitter.Outcome third = committer.commit("app", 8, next);
+    DeltaLakeCommitter.CommitResult third = committer.commit("app", 8, next);
     assertFalse(third.alreadyCommitted());
     assertEquals(1, third.tableVersion());
     assertEquals(7, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
@@ -170,13 +170,13 @@ public class DeltaLakeCommitterTest {
     assertEquals(Set.of("app"), committer.writersRemembered());
 
     List<DataFile> last = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 4, TestEvents.T0));
-    DeltaLakeCommitter.Outcome committed = committer.commit("app", 1, last, true);
+    DeltaLakeCommitter.CommitResult committed = committer.commit("app", 1, last, true);
     assertFalse(committed.alreadyCommitted());
     // A batch run's single pane: its rows are not kept in memory after the commit.
     assertEquals(Set.of(), committer.writersRemembered());
 
     // The same last pane retried by the same committer: every row is found through the log.
-    DeltaLakeCommitter.Outcome retried = committer.commit("app", 1, last, true);
+    DeltaLakeCommitter.CommitResult retried = committer.commit("app", 1, last, true);
     assertTrue(retried.alreadyCommitted());
     assertEquals(4, retried.recognised().size());
     assertEquals(committed.tableVersion(), retried.tableVersion());
@@ -193,7 +193,7 @@ public class DeltaLakeCommitterTest {
     for (int i = 1; i <= 20; i++) {
       committer.commit("app", i, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "x" + i, 1, TestEvents.T0)));
     }
-    DeltaLakeCommitter.Outcome replay = committer.commit("app", 0, first);
+    DeltaLakeCommitter.CommitResult replay = committer.commit("app", 0, first);
     assertTrue(replay.alreadyCommitted());
     assertEquals(2, replay.recognised().size());
     assertEquals(0, replay.tableVersion());
@@ -206,7 +206,7 @@ public class DeltaLakeCommitterTest {
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
     committer.commit("app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0)));
     List<DataFile> other = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 3, TestEvents.T0));
-    DeltaLakeCommitter.Outcome outcome = committer.commit("app", 0, other);
+    DeltaLakeCommitter.CommitResult outcome = committer.commit("app", 0, other);
     assertFalse(outcome.alreadyCommitted());
     assertEquals(3, outcome.committedRows());
     assertEquals(5, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
@@ -226,7 +226,7 @@ public class DeltaLakeCommitterTest {
     List<Event> first = new ArrayList<>(events.subList(0, 25));
     first.addAll(events.subList(30, 33));
     DeltaLakeCommitter before = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter.Outcome stored = before.commit("app", 1, writeFiles(warehouse, first));
+    DeltaLakeCommitter.CommitResult stored = before.commit("app", 1, writeFiles(warehouse, first));
     assertEquals(28, stored.committedRows());
 
     // The replay after a restart: records 10..39, in another order and other files.
@@ -234,7 +234,7 @@ public class DeltaLakeCommitterTest {
     java.util.Collections.reverse(replay);
     List<DataFile> replayFiles = writeFiles(warehouse, replay);
     DeltaLakeCommitter after = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter.Outcome outcome = after.commit("app", 1, replayFiles);
+    DeltaLakeCommitter.CommitResult outcome = after.commit("app", 1, replayFiles);
 
     assertFalse(outcome.alreadyCommitted());
     assertEquals(18, outcome.recognised().size()); // 10..24 and 30..32
@@ -300,7 +300,7 @@ public class DeltaLakeCommitterTest {
     }
 
     // The same replay once more: nothing new.
-    DeltaLakeCommitter.Outcome third = after.commit("app", 2, writeFiles(warehouse, replay));
+    DeltaLakeCommitter.CommitResult third = after.commit("app", 2, writeFiles(warehouse, replay));
     assertTrue(third.alreadyCommitted());
     assertEquals(30, third.recognised().size());
     assertEquals(40, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
@@ -313,7 +313,7 @@ public class DeltaLakeCommitterTest {
     List<Event> doubled = new ArrayList<>(events);
     doubled.addAll(events.subList(1, 3));
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter.Outcome outcome = committer.commit("app", 0, writeFiles(warehouse, doubled));
+    DeltaLakeCommitter.CommitResult outcome = committer.commit("app", 0, writeFiles(warehouse, doubled));
     assertEquals(5, outcome.committedRows());
     assertEquals(2, outcome.recognised().size());
     for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
@@ -332,7 +332,7 @@ public class DeltaLakeCommitterTest {
     String warehouse = tmp.getRoot().getPath();
     List<Event> events = TestEvents.events(Side.SOURCE, "w", 4, TestEvents.T0);
     new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("job-1", 0, writeFiles(warehouse, events));
-    DeltaLakeCommitter.Outcome other =
+    DeltaLakeCommitter.CommitResult other =
         new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("job-2", 0, writeFiles(warehouse, events));
     assertEquals(4, other.committedRows());
     assertEquals(8, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
@@ -347,7 +347,7 @@ public class DeltaLakeCommitterTest {
     }
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS);
     committer.commit("app", 0, writeDeltas(warehouse, verdicts.subList(0, 4)));
-    DeltaLakeCommitter.Outcome replay =
+    DeltaLakeCommitter.CommitResult replay =
         new DeltaLakeCommitter(conf, warehouse, TableLayouts.DELTAS)
             .commit("app", 0, writeDeltas(warehouse, verdicts.subList(2, 6)));
     assertEquals(2, replay.recognised().size());

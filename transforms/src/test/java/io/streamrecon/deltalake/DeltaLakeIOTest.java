@@ -24,7 +24,7 @@ import io.streamrecon.model.ModelCoders.LateEventCoder;
 import io.streamrecon.model.ModelCoders.PointerCoder;
 import io.streamrecon.model.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Origin;
-import io.streamrecon.model.ParseOutcome;
+import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
@@ -179,7 +179,7 @@ public class DeltaLakeIOTest {
    * their rows, at event time) and passes every dead letter on unchanged, none of them stored.
    */
   @Test
-  public void fromOutcomesStoresTheEventsAndPassesTheDeadLettersOn() throws Exception {
+  public void fromParsedInputsStoresTheEventsAndPassesTheDeadLettersOn() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<Event> events = TestEvents.events(Side.SOURCE, "s", 20, TestEvents.T0);
     List<DeadLetter> deadLetters = new ArrayList<>();
@@ -193,22 +193,22 @@ public class DeltaLakeIOTest {
               Origin.fileLine("t.jsonl", i + 1),
               TestEvents.T0));
     }
-    List<TimestampedValue<ParseOutcome>> outcomes = new ArrayList<>();
+    List<TimestampedValue<ParsedInput>> outcomes = new ArrayList<>();
     for (Event e : events) {
-      outcomes.add(TimestampedValue.of(ParseOutcome.of(e), e.eventTime()));
+      outcomes.add(TimestampedValue.of(ParsedInput.of(e), e.eventTime()));
     }
     for (DeadLetter d : deadLetters) {
-      outcomes.add(TimestampedValue.of(ParseOutcome.of(d), TestEvents.T0.plus(60_000)));
+      outcomes.add(TimestampedValue.of(ParsedInput.of(d), TestEvents.T0.plus(60_000)));
     }
 
     PCollectionTuple written =
-        p.apply(Create.timestamped(outcomes).withCoder(ModelCoders.ParseOutcomeCoder.of()))
+        p.apply(Create.timestamped(outcomes).withCoder(ModelCoders.ParsedInputCoder.of()))
             .apply(
                 DeltaLakeIO.writeRawEvents()
                     .withWarehouse(warehouse)
                     .withRunId("run-1")
-                    .fromOutcomes());
-    PCollection<EventRef> refs = written.get(DeltaLakeIO.FromOutcomes.EVENT_REFS);
+                    .fromParsedInputs());
+    PCollection<EventRef> refs = written.get(DeltaLakeIO.FromParsedInputs.EVENT_REFS);
     PAssert.that(refs.apply("Timestamps", ParDo.of(new WithTimestamp())))
         .containsInAnyOrder(
             events.stream()
@@ -224,7 +224,7 @@ public class DeltaLakeIOTest {
             events.stream()
                 .map(e -> e.naturalId() + "=" + new String(e.payload(), StandardCharsets.UTF_8))
                 .toList());
-    PAssert.that(written.get(DeltaLakeIO.FromOutcomes.DEAD_LETTERS)).containsInAnyOrder(deadLetters);
+    PAssert.that(written.get(DeltaLakeIO.FromParsedInputs.DEAD_LETTERS)).containsInAnyOrder(deadLetters);
     p.run().waitUntilFinish();
 
     List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);

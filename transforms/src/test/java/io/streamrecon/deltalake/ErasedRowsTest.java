@@ -38,12 +38,12 @@ public class ErasedRowsTest {
   @Test
   public void rawAndLateEventsOfTheIdsGoAndOthersStay() {
     for (String table : List.of(DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.LATE_EVENTS)) {
-      ErasedRows.Outcome gone =
+      ErasedRows.RowAfterErasure gone =
           erase.apply(table, row("natural_id", utf8("a-1"), "payload", utf8("{}")));
       assertNull(gone.row());
       assertTrue(gone.changed());
       Map<String, Object> other = row("natural_id", utf8("a-10"), "payload", utf8("{}"));
-      ErasedRows.Outcome kept = erase.apply(table, other);
+      ErasedRows.RowAfterErasure kept = erase.apply(table, other);
       assertSame(other, kept.row());
       assertFalse(kept.changed());
     }
@@ -57,7 +57,7 @@ public class ErasedRowsTest {
     Map<String, Object> stored =
         row("verdict_id", utf8("v1"), "natural_id", utf8("a-1"), "status", utf8("MISMATCH"),
             "differences", diffs, "source_hash", utf8("h1"), "target_hash", utf8("h2"));
-    ErasedRows.Outcome o = erase.apply(DeltaLakeIO.DELTAS, stored);
+    ErasedRows.RowAfterErasure o = erase.apply(DeltaLakeIO.DELTAS, stored);
     assertTrue(o.changed());
     assertEquals(3, o.valuesCleared());
     @SuppressWarnings("unchecked")
@@ -72,7 +72,7 @@ public class ErasedRowsTest {
     // The stored row is not changed in place: a failed rewrite must not leave it altered.
     assertEquals("1", diffs.get(0).get("source"));
     // Again on its result: nothing left to clear.
-    ErasedRows.Outcome again = erase.apply(DeltaLakeIO.DELTAS, o.row());
+    ErasedRows.RowAfterErasure again = erase.apply(DeltaLakeIO.DELTAS, o.row());
     assertFalse(again.changed());
     assertEquals(0, again.valuesCleared());
     // Another id's values stay.
@@ -87,7 +87,7 @@ public class ErasedRowsTest {
         row("side", utf8("SOURCE"),
             "raw", utf8("{\"id\":\"a-1\",\"eventTime\":\"not a time\",\"card\":\"4111\"}"),
             "raw_encoding", utf8(TableLayouts.RAW_UTF8), "error", utf8("bad time"));
-    ErasedRows.Outcome o = erase.apply(DeltaLakeIO.DEAD_LETTERS, late);
+    ErasedRows.RowAfterErasure o = erase.apply(DeltaLakeIO.DEAD_LETTERS, late);
     assertTrue(o.changed());
     assertArrayEquals(new byte[0], (byte[]) o.row().get("raw"));
     assertArrayEquals(utf8(ErasedRows.ERASED_ENCODING), (byte[]) o.row().get("raw_encoding"));

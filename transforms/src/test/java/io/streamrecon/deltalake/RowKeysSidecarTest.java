@@ -71,7 +71,7 @@ public class RowKeysSidecarTest {
         .toList();
   }
 
-  private List<EventRef> expand(String warehouse, DeltaLakeCommitter.Outcome outcome)
+  private List<EventRef> expand(String warehouse, DeltaLakeCommitter.CommitResult outcome)
       throws Exception {
     Path root = DeltaLakeCommitter.tablePath(warehouse, DeltaLakeIO.RAW_EVENTS);
     List<EventRef> refs = new ArrayList<>();
@@ -110,23 +110,23 @@ public class RowKeysSidecarTest {
           keysOf(f, DeltaLakeCommitter.tablePath(sidecarWh, DeltaLakeIO.RAW_EVENTS)));
     }
 
-    DeltaLakeCommitter.Outcome inlineOutcome =
+    DeltaLakeCommitter.CommitResult inlineCommit =
         new DeltaLakeCommitter(conf, inlineWh, TableLayouts.RAW_EVENTS).commit("app", 0, inline);
-    DeltaLakeCommitter.Outcome sidecarOutcome =
+    DeltaLakeCommitter.CommitResult sidecarCommit =
         new DeltaLakeCommitter(conf, sidecarWh, TableLayouts.RAW_EVENTS).commit("app", 0, sidecar);
-    assertEquals(40, rows(expand(sidecarWh, sidecarOutcome)).size());
-    assertEquals(rows(expand(inlineWh, inlineOutcome)), rows(expand(sidecarWh, sidecarOutcome)));
+    assertEquals(40, rows(expand(sidecarWh, sidecarCommit)).size());
+    assertEquals(rows(expand(inlineWh, inlineCommit)), rows(expand(sidecarWh, sidecarCommit)));
 
     // A replay after a restart (a new committer): every row recognised, pointing at the stored row.
-    DeltaLakeCommitter.Outcome replay =
+    DeltaLakeCommitter.CommitResult replay =
         new DeltaLakeCommitter(conf, sidecarWh, TableLayouts.RAW_EVENTS).commit("app", 1, sidecar);
     assertTrue(replay.alreadyCommitted());
-    assertEquals(rows(expand(sidecarWh, sidecarOutcome)), rows(expand(sidecarWh, replay)));
+    assertEquals(rows(expand(sidecarWh, sidecarCommit)), rows(expand(sidecarWh, replay)));
 
     // A pane mixing replayed rows with new ones: the file is rewritten without the copies.
     List<Event> mixed = new ArrayList<>(events.subList(0, 20));
     mixed.addAll(TestEvents.events(Side.SOURCE, "b", 5, TestEvents.T0));
-    DeltaLakeCommitter.Outcome partly =
+    DeltaLakeCommitter.CommitResult partly =
         new DeltaLakeCommitter(conf, sidecarWh, TableLayouts.RAW_EVENTS)
             .commit("app", 2, write(sidecarWh, mixed, 0));
     assertEquals(20, partly.recognised().size());

@@ -10,7 +10,7 @@ import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
-import io.streamrecon.model.ParseOutcome;
+import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
@@ -210,17 +210,17 @@ public class ParseEventsTest {
   @Test
   public void outcomesCarryTheSameEventsAndDeadLettersInOneCollection() throws Exception {
     Mixed mixed = mixed();
-    PCollection<ParseOutcome> outcomes =
+    PCollection<ParsedInput> outcomes =
         pipeline
             .apply(Create.timestamped(mixed.inputs()).withCoder(ModelCoders.RawInputCoder.of()))
-            .apply("ParseEvents", ParseEvents.create().outcomes());
+            .apply("ParseEvents", ParseEvents.create().parsedInputs());
 
     PAssert.that(
             outcomes
-                .apply("EventsOnly", Filter.by(ParseOutcome::parsed))
+                .apply("EventsOnly", Filter.by(ParsedInput::parsed))
                 .apply(
                     "TheEvent",
-                    MapElements.into(TypeDescriptor.of(Event.class)).via(ParseOutcome::event))
+                    MapElements.into(TypeDescriptor.of(Event.class)).via(ParsedInput::event))
                 .setCoder(ModelCoders.EventCoder.of())
                 .apply(Reify.timestamps()))
         .containsInAnyOrder(mixed.events());
@@ -231,7 +231,7 @@ public class ParseEventsTest {
                     .apply(
                         "TheDeadLetter",
                         MapElements.into(TypeDescriptor.of(DeadLetter.class))
-                            .via(ParseOutcome::deadLetter))
+                            .via(ParsedInput::deadLetter))
                     .setCoder(ModelCoders.DeadLetterCoder.of())))
         .containsInAnyOrder(mixed.deadLetters());
 

@@ -66,7 +66,7 @@ record ReportData(
     }
 
     /** Raw events neither late nor behind a stored verdict: MATCH pairs, duplicates, superseded. */
-    long unstoredOutcomes() {
+    long eventsWithoutStoredVerdict() {
       return raw() - late - verdictEvents;
     }
 

@@ -117,7 +117,7 @@ final class ReportHtml {
             + " input ends as exactly one row of <code>raw_events</code> or <code>dead_letters</code>,"
             + " so those rows are the input here. The run itself checked this identity against its"
             + " own input counter when it finished (the summary <code>run</code> prints).</p>");
-    long rest = t.unstoredOutcomes();
+    long rest = t.eventsWithoutStoredVerdict();
     b.append("<p><b>raw events = late + events in stored verdicts + matched, duplicate or superseded</b>")
         .append("<br><span class=\"big\">")
         .append(count(t.raw()))
@@ -146,7 +146,7 @@ final class ReportHtml {
           .append("</code></td>");
       for (long v :
           new long[] {r.input(), r.raw(), r.dead(), r.late(), r.deltaRows(), r.verdictEvents(),
-              r.unstoredOutcomes()}) {
+              r.eventsWithoutStoredVerdict()}) {
         b.append("<td class=\"n\">").append(count(v)).append("</td>");
       }
       b.append("</tr>");

@@ -126,7 +126,7 @@ public class ReportTest {
         2 * (summary.get("match") - storedMatches)
             + summary.get("duplicate")
             + summary.get("superseded"),
-        t.unstoredOutcomes());
+        t.eventsWithoutStoredVerdict());
     assertEquals(List.of("scenario"), data.runs().stream().map(ReportData.RunCounts::runId).toList());
   }
 

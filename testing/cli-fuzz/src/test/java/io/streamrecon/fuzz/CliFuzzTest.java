@@ -95,7 +95,7 @@ class CliFuzzTest {
   }
 
   /** The result of one command: exit code and what it printed. */
-  record Outcome(int code, String out, String err) {}
+  record CliRun(int code, String out, String err) {}
 
   private static void run(FuzzCase c, Path dir) throws IOException {
     Path in = Files.createDirectories(dir.resolve("in"));
@@ -115,7 +115,7 @@ class CliFuzzTest {
 
     for (List<String> command : c.commands()) {
       String[] args = FuzzCase.resolve(command, dir);
-      Outcome o = execute(args);
+      CliRun o = execute(args);
       Failure f = new Failure(c, dir, args, o);
       f.check(
           !STACK_TRACE.matcher(o.out()).find() && !STACK_TRACE.matcher(o.err()).find(),
@@ -163,7 +163,7 @@ class CliFuzzTest {
   /**
    * A refusal or failure is one {@code streamrecon:} line; anything else on stderr is a log line.
    */
-  private static void checkOneErrorLine(Failure f, Outcome o) {
+  private static void checkOneErrorLine(Failure f, CliRun o) {
     List<String> lines = o.err().lines().filter(l -> !l.isBlank()).toList();
     List<String> errors = lines.stream().filter(l -> !LOG_LINE.matcher(l).matches()).toList();
     f.check(
@@ -176,7 +176,7 @@ class CliFuzzTest {
   }
 
   /** The summary says the counts add up, and the tables hold what it counted. */
-  private static void checkCounts(Failure f, FuzzCase c, Path dir, Outcome o) {
+  private static void checkCounts(Failure f, FuzzCase c, Path dir, CliRun o) {
     Matcher m = COUNTS_ADD_UP.matcher(o.out());
     f.check(m.find(), "the run exited 0 without 'counts add up' in its summary");
     long input = Long.parseLong(m.group(1));
@@ -218,7 +218,7 @@ class CliFuzzTest {
   }
 
   /** Runs one command line in process, capturing what it prints. */
-  static Outcome execute(String[] args) {
+  static CliRun execute(String[] args) {
     PrintStream oldOut = System.out;
     PrintStream oldErr = System.err;
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -234,12 +234,12 @@ class CliFuzzTest {
       System.setOut(oldOut);
       System.setErr(oldErr);
     }
-    return new Outcome(
+    return new CliRun(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   /** Failure messages that carry the whole case, so that it can be replayed by hand. */
-  private record Failure(FuzzCase c, Path dir, String[] args, Outcome o) {
+  private record Failure(FuzzCase c, Path dir, String[] args, CliRun o) {
     void check(boolean ok, String what) {
       if (ok) {
         return;

@@ -9,23 +9,23 @@ package io.streamrecon.model;
  * a ParDo with two consumed outputs, and with the events' payloads in it that persist cost more
  * than the parsing (bench/REPORT.md, "Parsed events straight into the writer").
  */
-public record ParseOutcome(Event event, DeadLetter deadLetter) {
-  public ParseOutcome {
+public record ParsedInput(Event event, DeadLetter deadLetter) {
+  public ParsedInput {
     if ((event == null) == (deadLetter == null)) {
       throw new IllegalArgumentException(
-          "a ParseOutcome holds exactly one of an event and a dead letter, got "
+          "a ParsedInput holds exactly one of an event and a dead letter, got "
               + (event == null ? "neither" : "both"));
     }
   }
 
   /** An input that parsed. */
-  public static ParseOutcome of(Event event) {
-    return new ParseOutcome(event, null);
+  public static ParsedInput of(Event event) {
+    return new ParsedInput(event, null);
   }
 
   /** An input that did not. */
-  public static ParseOutcome of(DeadLetter deadLetter) {
-    return new ParseOutcome(null, deadLetter);
+  public static ParsedInput of(DeadLetter deadLetter) {
+    return new ParsedInput(null, deadLetter);
   }
 
   /** Whether this is an event (else a dead letter). */

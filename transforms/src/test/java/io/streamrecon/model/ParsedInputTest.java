@@ -10,8 +10,8 @@ import org.apache.beam.sdk.util.CoderUtils;
 import org.joda.time.Instant;
 import org.junit.Test;
 
-/** A ParseOutcome is one of two things, and its coder keeps which and all of it. */
-public class ParseOutcomeTest {
+/** A ParsedInput is one of two things, and its coder keeps which and all of it. */
+public class ParsedInputTest {
   private static final Event EVENT =
       new Event(
           Side.TARGET,
@@ -32,23 +32,23 @@ public class ParseOutcomeTest {
   @Test
   public void holdsExactlyOneOfEventAndDeadLetter() {
     assertEquals(
-        "a ParseOutcome holds exactly one of an event and a dead letter, got neither",
-        assertThrows(IllegalArgumentException.class, () -> new ParseOutcome(null, null))
+        "a ParsedInput holds exactly one of an event and a dead letter, got neither",
+        assertThrows(IllegalArgumentException.class, () -> new ParsedInput(null, null))
             .getMessage());
     assertEquals(
-        "a ParseOutcome holds exactly one of an event and a dead letter, got both",
-        assertThrows(IllegalArgumentException.class, () -> new ParseOutcome(EVENT, DEAD_LETTER))
+        "a ParsedInput holds exactly one of an event and a dead letter, got both",
+        assertThrows(IllegalArgumentException.class, () -> new ParsedInput(EVENT, DEAD_LETTER))
             .getMessage());
   }
 
   @Test
   public void coderRoundTripsBothKinds() throws Exception {
     CoderProperties.coderDecodeEncodeEqual(
-        ModelCoders.ParseOutcomeCoder.of(), ParseOutcome.of(EVENT));
+        ModelCoders.ParsedInputCoder.of(), ParsedInput.of(EVENT));
     CoderProperties.coderDecodeEncodeEqual(
-        ModelCoders.ParseOutcomeCoder.of(), ParseOutcome.of(DEAD_LETTER));
+        ModelCoders.ParsedInputCoder.of(), ParsedInput.of(DEAD_LETTER));
     CoderProperties.coderDeterministic(
-        ModelCoders.ParseOutcomeCoder.of(), ParseOutcome.of(EVENT), ParseOutcome.of(EVENT));
+        ModelCoders.ParsedInputCoder.of(), ParsedInput.of(EVENT), ParsedInput.of(EVENT));
   }
 
   @Test
@@ -56,7 +56,7 @@ public class ParseOutcomeTest {
     CoderException e =
         assertThrows(
             CoderException.class,
-            () -> CoderUtils.decodeFromByteArray(ModelCoders.ParseOutcomeCoder.of(), new byte[] {7}));
-    assertEquals("not a ParseOutcome: tag 7", e.getMessage());
+            () -> CoderUtils.decodeFromByteArray(ModelCoders.ParsedInputCoder.of(), new byte[] {7}));
+    assertEquals("not a ParsedInput: tag 7", e.getMessage());
   }
 }

@@ -9,15 +9,9 @@ import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import java.io.Serializable;
 import java.math.BigDecimal;
-import java.time.OffsetDateTime;
-import java.time.chrono.IsoChronology;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
-import java.time.format.ResolverStyle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.IntFunction;
 import org.joda.time.Instant;
 
@@ -42,36 +36,14 @@ import org.joda.time.Instant;
  *       integral number of epoch milliseconds; sub-millisecond digits are truncated. A date-time
  *       without offset, any other string, a fraction of a millisecond as a number, or any other
  *       type is rejected. An empty time field takes the record's own time. The time must lie in
- *       years 0001..9999 (what Delta Lake and Spark timestamps hold).
+ *       years 0001..9999 (what Delta Lake and Spark timestamps hold). {@link EventTimes} decides
+ *       what is accepted, for every reader of event times; this class says why a value is not.
  *   <li>The ignored fields are removed, then the canonical SHA-256 is computed. The event keeps the
  *       payload bytes exactly as received.
  * </ol>
  */
 public final class EventParser implements Serializable {
   private static final long serialVersionUID = 1L;
-
-  /** 0001-01-01T00:00:00Z. */
-  static final long MIN_EVENT_MILLIS = -62135596800000L;
-
-  /** 9999-12-31T23:59:59.999Z. */
-  static final long MAX_EVENT_MILLIS = 253402300799999L;
-
-  private static final DateTimeFormatter ISO_WITH_OFFSET =
-      new DateTimeFormatterBuilder()
-          .append(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
-          // Z, +02:00 (ISO extended), +0200 (ISO basic) or +02; the first that fits wins.
-          .optionalStart()
-          .appendOffset("+HH:MM:ss", "Z")
-          .optionalEnd()
-          .optionalStart()
-          .appendOffset("+HHMM", "Z")
-          .optionalEnd()
-          .optionalStart()
-          .appendOffset("+HH", "Z")
-          .optionalEnd()
-          .toFormatter(Locale.ROOT)
-          .withChronology(IsoChronology.INSTANCE)
-          .withResolverStyle(ResolverStyle.STRICT);
 
   private final ParseConfig config;
   private final ComparisonRules rules;
@@ -361,7 +333,7 @@ public final class EventParser implements Serializable {
     if (value.isTextual()) {
       long millis;
       try {
-        millis = parseIso(value.textValue());
+        millis = EventTimes.parseIso(value.textValue());
       } catch (DateTimeParseException | ArithmeticException e) {
         throw new InvalidEventException(
             prefix
@@ -373,11 +345,10 @@ public final class EventParser implements Serializable {
     if (value.isNumber()) {
       BigDecimal millis = CanonicalJson.decimalValue(value);
       // Range first: it bounds the magnitude before any digit work on numbers such as 1e999999999.
-      if (millis.compareTo(BigDecimal.valueOf(MIN_EVENT_MILLIS)) < 0
-          || millis.compareTo(BigDecimal.valueOf(MAX_EVENT_MILLIS)) > 0) {
-        throw new InvalidEventException(prefix + outOfRange());
+      if (!EventTimes.inRange(millis)) {
+        throw new InvalidEventException(prefix + EventTimes.OUT_OF_RANGE);
       }
-      if (millis.signum() != 0 && millis.stripTrailingZeros().scale() > 0) {
+      if (!EventTimes.isIntegral(millis)) {
         throw new InvalidEventException(
             prefix + "is a number with a fraction; epoch milliseconds must be integral");
       }
@@ -390,126 +361,11 @@ public final class EventParser implements Serializable {
             + "; expected an ISO-8601 string with offset or epoch milliseconds");
   }
 
-  /**
-   * Epoch milliseconds of an ISO-8601 date-time with offset as accepted for event times, within
-   * years 0001..9999, or null.
-   */
-  static Long isoMillis(String text) {
-    try {
-      long millis = parseIso(text);
-      return millis < MIN_EVENT_MILLIS || millis > MAX_EVENT_MILLIS ? null : millis;
-    } catch (DateTimeParseException | ArithmeticException e) {
-      return null;
-    }
-  }
-
-  /** Epoch milliseconds of an ISO-8601 date-time with offset, sub-milliseconds truncated. */
-  private static long parseIso(String text) {
-    long fast = fastIsoMillis(text);
-    return fast != NOT_FAST ? fast : formatterMillis(text);
-  }
-
-  /** The general path: the formatter, for every shape {@link #fastIsoMillis} leaves to it. */
-  static long formatterMillis(String text) {
-    return OffsetDateTime.parse(text, ISO_WITH_OFFSET).toInstant().toEpochMilli();
-  }
-
-  /** What {@link #fastIsoMillis} returns for text it leaves to the full formatter. */
-  static final long NOT_FAST = Long.MIN_VALUE;
-
-  /**
-   * The common shape, {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}](Z|±HH:MM)}, read without the formatter's
-   * general machinery (which cost a tenth of the bare logic's time). Returns exactly what {@code
-   * OffsetDateTime.parse(text, ISO_WITH_OFFSET)} would, or {@link #NOT_FAST} for anything else,
-   * valid or not (lower-case separators, other offset forms, out-of-range fields), which the
-   * formatter then accepts or rejects as before. A test compares both on many inputs.
-   */
-  static long fastIsoMillis(String t) {
-    int len = t.length();
-    if (len < 20
-        || t.charAt(4) != '-'
-        || t.charAt(7) != '-'
-        || t.charAt(10) != 'T'
-        || t.charAt(13) != ':'
-        || t.charAt(16) != ':') {
-      return NOT_FAST;
-    }
-    int year = digits(t, 0, 4);
-    int month = digits(t, 5, 2);
-    int day = digits(t, 8, 2);
-    int hour = digits(t, 11, 2);
-    int minute = digits(t, 14, 2);
-    int second = digits(t, 17, 2);
-    if ((year | month | day | hour | minute | second) < 0
-        || month < 1
-        || month > 12
-        || day < 1
-        || day > java.time.Month.of(month).length(java.time.Year.isLeap(year))
-        || hour > 23
-        || minute > 59
-        || second > 59) {
-      return NOT_FAST;
-    }
-    int i = 19;
-    int millis = 0;
-    if (t.charAt(i) == '.') {
-      int start = ++i;
-      while (i < len && i - start < 9 && t.charAt(i) >= '0' && t.charAt(i) <= '9') {
-        if (i - start < 3) {
-          millis = millis * 10 + (t.charAt(i) - '0');
-        }
-        i++;
-      }
-      int n = i - start;
-      if (n == 0) {
-        return NOT_FAST;
-      }
-      for (; n < 3; n++) {
-        millis *= 10;
-      }
-    }
-    int offsetSeconds;
-    if (i == len - 1 && t.charAt(i) == 'Z') {
-      offsetSeconds = 0;
-    } else if (i == len - 6
-        && (t.charAt(i) == '+' || t.charAt(i) == '-')
-        && t.charAt(i + 3) == ':') {
-      int oh = digits(t, i + 1, 2);
-      int om = digits(t, i + 4, 2);
-      if (oh < 0 || om < 0 || oh > 17 || om > 59 || (oh == 0 && om == 0 && t.charAt(i) == '-')) {
-        return NOT_FAST;
-      }
-      offsetSeconds = (t.charAt(i) == '-' ? -1 : 1) * (oh * 3600 + om * 60);
-    } else {
-      return NOT_FAST;
-    }
-    long epochDay = java.time.LocalDate.of(year, month, day).toEpochDay();
-    long epochSecond = epochDay * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds;
-    return epochSecond * 1000 + millis;
-  }
-
-  /** The value of {@code n} ASCII digits at {@code from}, or -1. */
-  private static int digits(String t, int from, int n) {
-    int v = 0;
-    for (int i = from; i < from + n; i++) {
-      char c = t.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      v = v * 10 + (c - '0');
-    }
-    return v;
-  }
-
   private static Instant inRange(long millis, String what) throws InvalidEventException {
-    if (millis < MIN_EVENT_MILLIS || millis > MAX_EVENT_MILLIS) {
-      throw new InvalidEventException(what + " " + outOfRange());
+    if (!EventTimes.inRange(millis)) {
+      throw new InvalidEventException(what + " " + EventTimes.OUT_OF_RANGE);
     }
     return new Instant(millis);
-  }
-
-  private static String outOfRange() {
-    return "is outside the supported range 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z";
   }
 
   private static boolean hasUnpairedSurrogate(String s) {

@@ -168,7 +168,7 @@ final class RulesNormalizer {
     for (PathPattern p : rules.instants()) {
       for (Slot slot : p.resolve(root)) {
         if (slot.value().isTextual()) {
-          Long millis = EventParser.isoMillis(slot.value().textValue());
+          Long millis = EventTimes.isoMillis(slot.value().textValue());
           if (millis != null) {
             slot.set(LongNode.valueOf(millis));
           }

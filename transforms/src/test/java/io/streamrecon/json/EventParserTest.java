@@ -247,8 +247,8 @@ public class EventParserTest {
     rejects("{\"id\":1,\"eventTime\":1e20}", range);
     rejects("{\"id\":1,\"eventTime\":-1e20}", range);
     rejects("{\"id\":1,\"eventTime\":1e999999999}", range);
-    assertEquals(new Instant(EventParser.MAX_EVENT_MILLIS), time("\"9999-12-31T23:59:59.999Z\""));
-    assertEquals(new Instant(EventParser.MIN_EVENT_MILLIS), time("\"0001-01-01T00:00:00Z\""));
+    assertEquals(new Instant(EventTimes.MAX_MILLIS), time("\"9999-12-31T23:59:59.999Z\""));
+    assertEquals(new Instant(EventTimes.MIN_MILLIS), time("\"0001-01-01T00:00:00Z\""));
   }
 
   @Test

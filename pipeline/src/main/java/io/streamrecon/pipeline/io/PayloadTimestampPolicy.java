@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.io;
 
+import io.streamrecon.json.EventTimeExtractor;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;

@@ -5,6 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.json.EventTimeExtractor;
 import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.io;
+package io.streamrecon.json;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -6,15 +6,12 @@ import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.Serializable;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import org.joda.time.Instant;
 
 /**
  * Reads the event time at a JSON Pointer from a payload with a streaming parser, without building
  * a tree: the Kafka timestamp policy calls it once per record before the real parse. Accepts what
- * the parser accepts (docs/design.md#events-and-natural-ids): ISO-8601 with offset, or epoch
- * milliseconds as a number.
+ * the parser accepts ({@link EventTimes}), so a record's watermark time is the time its event gets.
  */
 public final class EventTimeExtractor implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -85,16 +82,15 @@ public final class EventTimeExtractor implements Serializable {
   }
 
   private static Instant toInstant(JsonParser p, JsonToken token) throws IOException {
-    if (token == JsonToken.VALUE_NUMBER_INT) {
-      return Instant.ofEpochMilli(p.getLongValue());
+    if (token == null) {
+      return null;
     }
-    if (token == JsonToken.VALUE_STRING) {
-      try {
-        return Instant.ofEpochMilli(OffsetDateTime.parse(p.getText()).toInstant().toEpochMilli());
-      } catch (DateTimeParseException | ArithmeticException e) {
-        return null;
-      }
-    }
-    return null;
+    Long millis =
+        switch (token) {
+          case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> EventTimes.numberMillis(p.getDecimalValue());
+          case VALUE_STRING -> EventTimes.isoMillis(p.getText());
+          default -> null;
+        };
+    return millis == null ? null : new Instant(millis);
   }
 }

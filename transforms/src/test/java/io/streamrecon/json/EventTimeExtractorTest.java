@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.io;
+package io.streamrecon.json;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
@@ -41,5 +41,23 @@ public class EventTimeExtractorTest {
     assertNull(extract("/eventTime", "{\"eventTime\":"));
     assertNull(extract("/eventTime", "[1,2]"));
     assertNull(new EventTimeExtractor("/eventTime").extract(new byte[0]));
+  }
+
+  @Test
+  public void acceptsTheTimesTheParserAcceptsAndNoOthers() {
+    // The parser's other offset forms and an integral number written with a fraction part.
+    assertEquals(
+        Instant.parse("2024-01-01T10:00:00Z"),
+        extract("/t", "{\"t\":\"2024-01-01T12:00:00+0200\"}"));
+    assertEquals(
+        Instant.parse("2024-01-01T10:00:00Z"), extract("/t", "{\"t\":\"2024-01-01T12:00:00+02\"}"));
+    assertEquals(Instant.ofEpochMilli(1_700_000_000_123L), extract("/t", "{\"t\":1700000000123.0}"));
+    // Outside years 0001..9999 the parser refuses the event, so it gives no time either.
+    assertNull(extract("/t", "{\"t\":\"0000-12-31T23:59:59Z\"}"));
+    assertNull(extract("/t", "{\"t\":" + (EventTimes.MAX_MILLIS + 1) + "}"));
+    assertEquals(
+        Instant.ofEpochMilli(EventTimes.MAX_MILLIS),
+        extract("/t", "{\"t\":\"9999-12-31T23:59:59.999Z\"}"));
+    assertNull(extract("/t", "{\"t\":1.5}"));
   }
 }

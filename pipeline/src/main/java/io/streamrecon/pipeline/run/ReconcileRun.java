@@ -38,8 +38,9 @@ public final class ReconcileRun {
    * cancelled.
    */
   public static FinishedRun run(ReconcileOptions options) {
-    ReconcileSettings s = ReconcileSettings.from(options);
-    PipelineResult result = start(options);
+    Started started = begin(options);
+    ReconcileSettings s = started.settings();
+    PipelineResult result = started.result();
     ScheduledExecutorService progress = startProgress(result, s);
     StopOnSignal stop = StopOnSignal.install(result);
     try {
@@ -61,6 +62,18 @@ public final class ReconcileRun {
    * for unbounded (Kafka) runs that the caller stops with {@link PipelineResult#cancel}.
    */
   public static PipelineResult start(ReconcileOptions options) {
+    return begin(options).result();
+  }
+
+  /** A started pipeline and the settings it runs with, its job identity resolved. */
+  private record Started(PipelineResult result, ReconcileSettings settings) {}
+
+  /**
+   * The one job path: builds the settings, checks inputs and warehouse, resolves an unbounded
+   * run's job identity (which fixes its run id, so its settings are built again from it), lets
+   * the runner tune the options and starts the graph with the settings.
+   */
+  private static Started begin(ReconcileOptions options) {
     ReconcileSettings s = ReconcileSettings.from(options);
     if (s.streaming()) {
       options.setStreaming(true);
@@ -86,12 +99,12 @@ public final class ReconcileRun {
         DurationParser.format(s.timeout()),
         s.expiry(),
         s.rules().id() == null ? "none" : s.rules().id());
-    return pipeline.run();
+    return new Started(pipeline.run(), s);
   }
 
   /**
    * Lets the options' runner support ({@link RunnerSupport#tune}) adjust the options of a bounded
-   * pipeline this class does not start itself, such as a replay.
+   * pipeline this class does not start itself: a replay's ({@link ReplayRun}).
    */
   static void tune(PipelineOptions options) {
     RunnerSupport.find(options).ifPresent(r -> r.tune(options));

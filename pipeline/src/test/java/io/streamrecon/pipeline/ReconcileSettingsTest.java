@@ -122,13 +122,14 @@ public class ReconcileSettingsTest {
   public void sparkStreamingExpiresOnEventTimeUnlessProcessingIsAsked() {
     ReconcileOptions o = kafkaRun();
     o.setRunner(FakeSparkRunner.class);
-    assertTrue(ReconcileSettings.isSparkStreaming(o));
+    assertTrue(ReconcileSettings.from(o).runner().polledWatermark());
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
     o.setExpiry("processing");
     assertEquals(PairEvents.Expiry.PROCESSING_TIME, ReconcileSettings.from(o).expiry());
     o.setExpiry("");
     o.setKafkaMaxRecords(10);
-    assertFalse("bounded Spark runs are batch", ReconcileSettings.isSparkStreaming(o));
+    assertFalse(
+        "bounded Spark runs are batch", ReconcileSettings.from(o).runner().polledWatermark());
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
   }
 

@@ -4,7 +4,7 @@ import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.run.FailOnRules;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.samples.RulesSample;
@@ -156,7 +156,7 @@ public final class StreamRecon implements Callable<Integer> {
         // A file left by an earlier run must not pass for this run's if this one fails.
         deleteSummaryFile(summaryFile);
       }
-      ReconcileRun.Outcome outcome = ReconcileRun.run(opts);
+      ReconcileRun.Outcome outcome = ReconcileRun.run(opts, settings);
       PipelineResult.State state = outcome.result().getState();
       Summary summary = outcome.summary();
       System.out.print(summary.format());

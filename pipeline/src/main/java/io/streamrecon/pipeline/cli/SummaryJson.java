@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.files.LocalFiles;
 import io.streamrecon.model.Status;
-import io.streamrecon.pipeline.run.FailOnRules;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.pipeline.run.Release;
 import io.streamrecon.pipeline.run.Summary;
 import java.io.IOException;

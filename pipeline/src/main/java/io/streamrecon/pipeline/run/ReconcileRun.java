@@ -6,6 +6,9 @@ import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcilePipeline.WriterIdentity;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -38,8 +41,13 @@ public final class ReconcileRun {
    * cancelled.
    */
   public static Outcome run(ReconcileOptions options) {
-    ReconcileSettings s = ReconcileSettings.from(options);
-    PipelineResult result = start(options);
+    return run(options, ReconcileSettings.from(options));
+  }
+
+  /** As {@link #run(ReconcileOptions)}, with the settings already validated from the options. */
+  public static Outcome run(ReconcileOptions options, ReconcileSettings settings) {
+    PipelineResult result = start(options, settings);
+    ReconcileSettings s = settings;
     ScheduledExecutorService progress = startProgress(result, s);
     StopOnSignal stop = StopOnSignal.install(result);
     try {
@@ -61,7 +69,11 @@ public final class ReconcileRun {
    * for unbounded (Kafka) runs that the caller stops with {@link PipelineResult#cancel}.
    */
   public static PipelineResult start(ReconcileOptions options) {
-    ReconcileSettings s = ReconcileSettings.from(options);
+    return start(options, ReconcileSettings.from(options));
+  }
+
+  private static PipelineResult start(ReconcileOptions options, ReconcileSettings settings) {
+    ReconcileSettings s = settings;
     if (s.streaming()) {
       options.setStreaming(true);
     }
@@ -70,7 +82,7 @@ public final class ReconcileRun {
     WriterIdentity writer = WriterIdentity.perProcess(s.runId());
     if (!s.bounded()) {
       writer = prepareRecovery(options, s, support);
-      s = ReconcileSettings.from(options);
+      s = s.withRunId(options.getRunId());
     }
     RulesArchive.save(s.warehouse(), s.rules());
     // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
@@ -105,7 +117,7 @@ public final class ReconcileRun {
    * the pipeline through this class keep them on. Other runners never make these checks.
    */
   public static void skipDirectRunnerChecks(PipelineOptions options) {
-    if (!Runners.isDirect(options)) {
+    if (!RunnerProfile.isDirectRunner(options)) {
       return;
     }
     DirectOptions direct = options.as(DirectOptions.class);
@@ -128,7 +140,7 @@ public final class ReconcileRun {
 
   private static WriterIdentity prepareRecovery(
       ReconcileOptions options, ReconcileSettings s, Optional<RunnerSupport> support) {
-    if (Runners.isDirect(options) && !options.getAllowStateLossOnCrash()) {
+    if (s.runner().directRunner() && !options.getAllowStateLossOnCrash()) {
       throw new IllegalArgumentException(
           "an unbounded Kafka run on the DirectRunner keeps its state in memory only, so a crash"
               + " loses open entries: use --runner=SparkRunner (the default for Kafka) or"
@@ -145,7 +157,7 @@ public final class ReconcileRun {
           "job {} (run {}): runner {} keeps no checkpoints here; a crash loses its open entries",
           job.jobName(),
           job.runId(),
-          options.getRunner() == null ? "?" : options.getRunner().getSimpleName());
+          s.runner().runnerName() == null ? "?" : s.runner().runnerName());
       return WriterIdentity.perProcess(job.runId());
     }
     LOG.info(

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.run;
+package io.streamrecon.pipeline;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
  * The thresholds of {@code --failOn} (docs/operations.md#gating-a-pipeline): a comma-separated
  * list of rules {@code METRIC>VALUE} or {@code METRIC>=VALUE}, where VALUE is a whole count or a
  * percentage ({@code 0.1%}) of the whole the metric is part of ({@link Metric#whole}). A run whose
- * {@link Summary} breaches any rule ends with its own exit code, so a CI step can stop on it.
+ * summary ({@link Counts}) breaches any rule ends with its own exit code, so a CI step can stop on it.
  */
 public record FailOnRules(List<Rule> rules) {
   /** The option these rules come from, named in every error. */
@@ -34,6 +34,37 @@ public record FailOnRules(List<Rule> rules) {
 
   public FailOnRules {
     rules = List.copyOf(rules);
+  }
+
+  /**
+   * The counts of a run's summary that the rules judge. The settings hold the rules before a run
+   * starts; the summary that implements this is gathered by the run, a layer above them.
+   */
+  public interface Counts {
+    long mismatch();
+
+    long missingInTarget();
+
+    long missingInSource();
+
+    long deadLetters();
+
+    long late();
+
+    long duplicate();
+
+    long superseded();
+
+    /** Verdicts of every status. */
+    long verdicts();
+
+    /** Input lines and records read, blank lines included. */
+    long input();
+
+    long blankLines();
+
+    /** Events stored in raw_events. */
+    long raw();
   }
 
   /** No rules: nothing can be breached. */
@@ -116,7 +147,7 @@ public record FailOnRules(List<Rule> rules) {
   }
 
   /** The rules {@code summary} breaches, in the order given. */
-  public List<Breach> breaches(Summary summary) {
+  public List<Breach> breaches(Counts summary) {
     List<Breach> breached = new ArrayList<>();
     for (Rule r : rules) {
       if (r.breachedBy(summary)) {
@@ -128,7 +159,7 @@ public record FailOnRules(List<Rule> rules) {
     return breached;
   }
 
-  /** What a rule measures: a count of the {@link Summary}, and the whole it is part of. */
+  /** What a rule measures: a count of the summary, and the whole it is part of. */
   public enum Metric {
     MISMATCH("mismatch", "verdicts"),
     MISSING_IN_TARGET("missingInTarget", "verdicts"),
@@ -158,7 +189,7 @@ public record FailOnRules(List<Rule> rules) {
     }
 
     /** The metric's count in {@code s}, as the summary prints it. */
-    public long count(Summary s) {
+    public long count(Counts s) {
       return switch (this) {
         case MISMATCH -> s.mismatch();
         case MISSING_IN_TARGET -> s.missingInTarget();
@@ -176,7 +207,7 @@ public record FailOnRules(List<Rule> rules) {
      * records compared), the non-blank input for dead letters (a share of what was read), raw
      * events for the events that reach no verdict of their own.
      */
-    public long whole(Summary s) {
+    public long whole(Counts s) {
       return switch (this) {
         case MISMATCH, MISSING_IN_TARGET, MISSING_IN_SOURCE, MISSING -> s.verdicts();
         case DEAD_LETTERS -> s.input() - s.blankLines();
@@ -209,7 +240,7 @@ public record FailOnRules(List<Rule> rules) {
       return percent != null;
     }
 
-    boolean breachedBy(Summary s) {
+    boolean breachedBy(Counts s) {
       int cmp;
       if (isPercent()) {
         long whole = metric.whole(s);

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.run;
+package io.streamrecon.pipeline;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -11,6 +11,7 @@ import io.streamrecon.model.Side;
 import io.streamrecon.transforms.Diff;
 import io.streamrecon.transforms.PairEvents;
 import java.util.HashMap;
+import io.streamrecon.pipeline.run.Summary;
 import java.util.List;
 import java.util.Map;
 import org.junit.Test;

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.run;
+package io.streamrecon.pipeline.runner;
 
 /**
  * Who a streaming job is across restarts: its name, the run id all its processes share, and where

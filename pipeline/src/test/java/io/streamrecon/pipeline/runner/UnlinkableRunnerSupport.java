@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.run;
+package io.streamrecon.pipeline.runner;
 
 import org.apache.beam.sdk.options.PipelineOptions;
 

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.run;
+package io.streamrecon.pipeline.runner;
 
 import java.util.Iterator;
 import java.util.Optional;
@@ -8,16 +8,24 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.display.DisplayData;
 
 /**
- * What one runner needs from a run beyond the graph: options tuned for how that runner executes
- * it, and, for an unbounded run, keeping its state across a crash. Runner modules register an
- * implementation in {@code META-INF/services}; {@link ReconcileRun#start} consults the one that
- * {@link #handles} the options before every run. A runner with none registered runs untuned and
- * keeps no checkpoints.
+ * What one runner needs from a run: its {@link RunnerProfile} (the runner-specific choices of the
+ * settings and the graph), options tuned for how that runner executes it, and, for an unbounded
+ * run, keeping its state across a crash. Runner modules register an implementation in {@code
+ * META-INF/services}; a run consults the one that {@link #handles} the options. A runner with none
+ * registered runs untuned and keeps no checkpoints.
  */
 public interface RunnerSupport {
 
   /** True when the options select this implementation's runner. */
   boolean handles(PipelineOptions options);
+
+  /**
+   * The runner's choices for a run that is {@code streaming} (unbounded input, or {@code
+   * --streaming}) or not; {@link RunnerProfile#untuned} unless the runner needs others.
+   */
+  default RunnerProfile profile(PipelineOptions options, boolean streaming) {
+    return RunnerProfile.untuned(options);
+  }
 
   /**
    * Adjusts the options for this runner before the pipeline is created, for bounded and

@@ -1,4 +1,4 @@
-package io.streamrecon.pipeline.run;
+package io.streamrecon.pipeline.runner;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;

@@ -182,7 +182,7 @@ public final class SoakCommand implements Callable<Integer> {
       buckets =
           engine.equals("spark")
               ? SparkSupport.STREAMING_BUCKETS
-              : io.streamrecon.transforms.PairEvents.DEFAULT_BUCKETS;
+              : io.streamrecon.transforms.pairing.PairEvents.DEFAULT_BUCKETS;
     }
     if (hotShare < 0 || hotShare > 0.5 || hotBucketShare < 0 || hotBucketShare > 0.5) {
       throw new IllegalArgumentException("--hotShare and --hotBucketShare must be in [0, 0.5]");

@@ -2,7 +2,7 @@ package io.streamrecon.pipeline;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ParseConfig;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;

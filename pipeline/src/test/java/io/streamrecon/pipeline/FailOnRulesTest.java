@@ -8,10 +8,10 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Side;
-import io.streamrecon.transforms.Diff;
-import io.streamrecon.transforms.PairEvents;
-import java.util.HashMap;
 import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.transforms.Diff;
+import io.streamrecon.transforms.pairing.PairEvents;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.Test;

@@ -1,11 +1,11 @@
 package io.streamrecon.pipeline.run;
 
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.transforms.Diff;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -12,7 +12,7 @@ import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.RunnerProfile;
 import io.streamrecon.pipeline.runner.RunnerSupport;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.runners.direct.DirectRunner;

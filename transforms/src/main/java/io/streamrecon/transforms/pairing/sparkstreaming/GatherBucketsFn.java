@@ -1,4 +1,4 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing.sparkstreaming;
 
 import io.streamrecon.model.EventRef;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ import org.joda.time.Instant;
  * events are held, so that a large bundle (a backlog after a restart) does not hold the whole
  * bundle in memory.
  */
-final class GatherBucketsFn
+public final class GatherBucketsFn
     extends DoFn<KV<Integer, EventRef>, KV<Integer, List<TimestampedValue<EventRef>>>> {
   private static final long serialVersionUID = 1L;
 
@@ -31,7 +31,8 @@ final class GatherBucketsFn
   private transient Map<Integer, List<TimestampedValue<EventRef>>> gathered;
   private transient int held;
 
-  GatherBucketsFn(int maxGathered) {
+  /** Emits early once {@code maxGathered} events are held. */
+  public GatherBucketsFn(int maxGathered) {
     if (maxGathered < 1) {
       throw new IllegalArgumentException("maxGathered must be at least 1, got " + maxGathered);
     }

@@ -1,9 +1,10 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.pairing.sparkstreaming.GrowableBytes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -47,7 +48,7 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
     if (value.target() != null) {
       encodeEvent(value.target(), t0, buf);
     }
-    out.write(buf.bytes, 0, buf.size);
+    buf.writeTo(out);
   }
 
   @Override

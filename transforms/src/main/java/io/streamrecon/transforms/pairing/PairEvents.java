@@ -1,4 +1,4 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
@@ -7,6 +7,8 @@ import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.ModelCoders.LateEventCoder;
 import io.streamrecon.model.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.pairing.sparkstreaming.GatherBucketsFn;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Objects;
@@ -409,7 +411,7 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
           gathered.apply(
               "PairInBuckets",
               ParDo.of(
-                      new PairEventsFn.PolledWatermarkExpiry(
+                      new PolledWatermarkExpiry(
                           rules, getAllowedLateness(), getWatermarkSource(), getEmitMatches()))
                   .withOutputTags(MISMATCHES, others));
     } else {
@@ -417,11 +419,11 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
           switch (getExpiry()) {
             case EVENT_TIME ->
                 bounded
-                    ? new PairEventsFn.SortedBoundedExpiry(rules, getEmitMatches())
-                    : new PairEventsFn.EventTimeExpiry(
+                    ? new SortedBoundedExpiry(rules, getEmitMatches())
+                    : new EventTimeExpiry(
                         rules, getAllowedLateness(), getEmitMatches());
             case PROCESSING_TIME ->
-                new PairEventsFn.ProcessingTimeExpiry(
+                new ProcessingTimeExpiry(
                     rules, getProcessingGrace(), getEmitMatches());
           };
       outputs = keyed.apply("PairInBuckets", ParDo.of(fn).withOutputTags(MISMATCHES, others));

@@ -1,4 +1,4 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing.sparkstreaming;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +18,7 @@ import org.apache.beam.sdk.coders.StructuredCoder;
 import org.apache.beam.sdk.util.VarInt;
 
 /**
- * Coder of a bucket map held whole in one state value ({@link BucketMap#loaded}), for a runner
+ * Coder of a bucket map held whole in one state value ({@link LoadedMap}), for a runner
  * that codes a state value on every access (Beam's classic SparkRunner in streaming mode, where
  * every pairing call reads and writes its bucket's maps). Two things make a call's coding cost
  * follow what the call changed rather than the bucket's size:
@@ -30,7 +30,7 @@ import org.apache.beam.sdk.util.VarInt;
  *   <li><b>A decoded map is reused.</b> Every encoding starts with a stamp unique in this JVM and
  *       over JVMs (a random per-JVM prefix and a counter), and the map it coded is kept, frozen,
  *       under that stamp. Decoding bytes whose stamp is kept returns the kept map without reading
- *       the rest. Kept maps are never changed ({@link BucketMap#loaded} changes a copy), so a kept
+ *       the rest. Kept maps are never changed ({@link LoadedMap} changes a copy), so a kept
  *       map always equals what its bytes decode to, whichever older or newer bytes a runner hands
  *       back (a recomputed micro-batch, a retried task). Bytes from another JVM (a restored job,
  *       another executor) are decoded in full.
@@ -44,7 +44,7 @@ import org.apache.beam.sdk.util.VarInt;
  * then per entry its key coded nested by its coder, the value's length as a varint and the value
  * coded by its coder (the length lets a full decode skip values until they are read).
  */
-final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
+public final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
   private static final long serialVersionUID = 1L;
 
   /** The coded bytes of maps kept decoded per JVM, over all pairing steps. */
@@ -62,7 +62,7 @@ final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
     this.valueCoder = valueCoder;
   }
 
-  static <K, V> WholeMapCoder<K, V> of(Coder<K> keyCoder, Coder<V> valueCoder) {
+  public static <K, V> WholeMapCoder<K, V> of(Coder<K> keyCoder, Coder<V> valueCoder) {
     return new WholeMapCoder<>(keyCoder, valueCoder);
   }
 
@@ -122,12 +122,12 @@ final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
   }
 
   /** Drops every kept map, as a fresh JVM starts: the next reads decode in full. */
-  static void forgetKeptMaps() {
+  public static void forgetKeptMaps() {
     KEPT.clear();
   }
 
   /** How many maps are kept decoded in this JVM. */
-  static int keptMapCount() {
+  public static int keptMapCount() {
     return KEPT.count();
   }
 

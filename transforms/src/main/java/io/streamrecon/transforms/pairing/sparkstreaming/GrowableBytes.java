@@ -1,5 +1,6 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing.sparkstreaming;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
 
@@ -8,11 +9,12 @@ import java.util.Arrays;
  * coded into a {@code ByteArrayOutputStream}, whose every write takes its lock, so the coders
  * build their bytes here and hand them over in one write.
  */
-final class GrowableBytes extends OutputStream {
+public final class GrowableBytes extends OutputStream {
   byte[] bytes;
   int size;
 
-  GrowableBytes(int capacity) {
+  /** An empty buffer of {@code capacity} bytes, grown as needed. */
+  public GrowableBytes(int capacity) {
     bytes = new byte[capacity];
   }
 
@@ -41,5 +43,10 @@ final class GrowableBytes extends OutputStream {
     for (int shift = 56; shift >= 0; shift -= 8) {
       bytes[size++] = (byte) (v >>> shift);
     }
+  }
+
+  /** Hands the bytes written so far to {@code out} in one write. */
+  public void writeTo(OutputStream out) throws IOException {
+    out.write(bytes, 0, size);
   }
 }

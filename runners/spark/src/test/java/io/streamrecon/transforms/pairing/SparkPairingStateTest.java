@@ -1,4 +1,4 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
@@ -7,6 +7,7 @@ import static org.junit.Assert.assertNull;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.pairing.sparkstreaming.WholeMapCoder;
 import java.util.Map;
 import org.apache.beam.runners.core.StateNamespaces;
 import org.apache.beam.runners.core.StateTags;

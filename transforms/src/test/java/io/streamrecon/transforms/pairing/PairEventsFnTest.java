@@ -1,21 +1,25 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.PairFixtures.T0;
-import static io.streamrecon.transforms.PairFixtures.TIMEOUT;
-import static io.streamrecon.transforms.PairFixtures.hash;
-import static io.streamrecon.transforms.PairFixtures.min;
-import static io.streamrecon.transforms.PairFixtures.src;
-import static io.streamrecon.transforms.PairFixtures.tgt;
+import static io.streamrecon.transforms.pairing.PairFixtures.T0;
+import static io.streamrecon.transforms.pairing.PairFixtures.TIMEOUT;
+import static io.streamrecon.transforms.pairing.PairFixtures.hash;
+import static io.streamrecon.transforms.pairing.PairFixtures.min;
+import static io.streamrecon.transforms.pairing.PairFixtures.src;
+import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
-import static io.streamrecon.transforms.PairFixtures.sec;
+import static io.streamrecon.transforms.pairing.PairFixtures.sec;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.pairing.sparkstreaming.GatherBucketsFn;
+import io.streamrecon.transforms.pairing.sparkstreaming.WatermarkTick;
+import io.streamrecon.transforms.pairing.sparkstreaming.WholeMapCoder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,19 +27,19 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import org.apache.beam.sdk.coders.Coder;
+import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.ReadableState;
 import org.apache.beam.sdk.state.ReadableStates;
-import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.ValueState;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.beam.sdk.values.KV;
-import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.Row;
+import org.apache.beam.sdk.values.TimestampedValue;
 import org.apache.beam.sdk.values.TupleTag;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
@@ -53,8 +57,8 @@ public class PairEventsFnTest {
   private static final String B = hash("b");
 
   private final PairingRules rules = new PairingRules(TIMEOUT);
-  private final PairEventsFn.EventTimeExpiry eventTimeFn =
-      new PairEventsFn.EventTimeExpiry(rules, TIMEOUT, true);
+  private final EventTimeExpiry eventTimeFn =
+      new EventTimeExpiry(rules, TIMEOUT, true);
   private final FakeBucket bucket = new FakeBucket();
   private final FakeTimer timer = bucket.timer;
   private final Outputs out = new Outputs();
@@ -178,8 +182,8 @@ public class PairEventsFnTest {
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     EventRef other = src("other", min(0), A);
-    PairEventsFn.ProcessingTimeExpiry before =
-        new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
+    ProcessingTimeExpiry before =
+        new ProcessingTimeExpiry(rules, min(2), true);
     timer.now = wallClock;
     before.processElement(
         KV.of(0, s), s.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
@@ -191,8 +195,8 @@ public class PairEventsFnTest {
 
     // The job is down for an hour; restored in a new JVM (here: a DoFn it has not seen), its first
     // call is the timer firing long after both entries were due.
-    PairEventsFn.ProcessingTimeExpiry after =
-        new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
+    ProcessingTimeExpiry after =
+        new ProcessingTimeExpiry(rules, min(2), true);
     Instant restart = wallClock.plus(Duration.standardHours(1));
     timer.now = restart;
     after.expire(due, restart, bucket.bucket(), out);
@@ -226,8 +230,8 @@ public class PairEventsFnTest {
 
   @Test
   public void processingTimeMovesTheDueTimeOnEveryEventAndFiresOnlyWhenDue() {
-    PairEventsFn.ProcessingTimeExpiry fn =
-        new PairEventsFn.ProcessingTimeExpiry(rules, min(2), true);
+    ProcessingTimeExpiry fn =
+        new ProcessingTimeExpiry(rules, min(2), true);
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     timer.now = wallClock;
@@ -289,8 +293,8 @@ public class PairEventsFnTest {
   }
 
   private final SetWatermark runnerWatermark = new SetWatermark();
-  private final PairEventsFn.PolledWatermarkExpiry polledFn =
-      new PairEventsFn.PolledWatermarkExpiry(rules, TIMEOUT, runnerWatermark, true);
+  private final PolledWatermarkExpiry polledFn =
+      new PolledWatermarkExpiry(rules, TIMEOUT, runnerWatermark, true);
 
   /** Delivers {@code event} with the runner's watermark and the wall clock as given. */
   private void polledProcess(EventRef event, Instant watermark, Instant wallClock) {

@@ -1,5 +1,7 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing.sparkstreaming;
 
+import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.ZigZag;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,18 +15,19 @@ import org.joda.time.Instant;
  * latest watermark the bucket has seen ({@code watermark}, so that an older reading, e.g. from a
  * worker whose copy of the runner's watermark is behind, never moves it back).
  */
-record WatermarkTick(Instant target, Instant watermark) {
+public record WatermarkTick(Instant target, Instant watermark) {
 
-  WatermarkTick {
+  public WatermarkTick {
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(watermark, "watermark");
   }
 
   /** State coder: both instants as zig-zag varint millis. */
-  static final class Coder extends AtomicCoder<WatermarkTick> {
+  public static final class Coder extends AtomicCoder<WatermarkTick> {
     private static final Coder INSTANCE = new Coder();
 
-    static Coder of() {
+    /** The one instance. */
+    public static Coder of() {
       return INSTANCE;
     }
 
@@ -32,14 +35,14 @@ record WatermarkTick(Instant target, Instant watermark) {
 
     @Override
     public void encode(WatermarkTick value, OutputStream out) throws IOException {
-      ExpirySlotCoder.writeZigZag(value.target().getMillis(), out);
-      ExpirySlotCoder.writeZigZag(value.watermark().getMillis(), out);
+      ZigZag.write(value.target().getMillis(), out);
+      ZigZag.write(value.watermark().getMillis(), out);
     }
 
     @Override
     public WatermarkTick decode(InputStream in) throws IOException {
-      long target = ExpirySlotCoder.readZigZag(in);
-      long watermark = ExpirySlotCoder.readZigZag(in);
+      long target = ZigZag.read(in);
+      long watermark = ZigZag.read(in);
       return new WatermarkTick(Instant.ofEpochMilli(target), Instant.ofEpochMilli(watermark));
     }
 

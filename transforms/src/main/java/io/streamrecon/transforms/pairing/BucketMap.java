@@ -1,10 +1,11 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
+import io.streamrecon.transforms.pairing.sparkstreaming.LoadedMap;
+import io.streamrecon.transforms.pairing.sparkstreaming.WholeMapCoder;
 import java.util.Map;
 import org.apache.beam.sdk.coders.Coder;
 import org.apache.beam.sdk.state.MapState;
 import org.apache.beam.sdk.state.StateSpec;
-import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.ValueState;
 
 /**
@@ -44,15 +45,18 @@ interface BucketMap<K, V> {
     return new OverMapState<>(state);
   }
 
-  /** The map held whole in {@code state}; call {@link #flush} before the call ends. */
+  /**
+   * The map held whole in {@code state} ({@link LoadedMap}); call {@link #flush} before the call
+   * ends.
+   */
   static <K, V> BucketMap<K, V> loaded(ValueState<Map<K, V>> state) {
-    return new Loaded<>(state);
+    return new OverLoadedMap<>(LoadedMap.of(state));
   }
 
   /** The spec of a {@link #loaded} map. */
   static <K, V> StateSpec<ValueState<Map<K, V>>> loadedSpec(
       Coder<K> keyCoder, Coder<V> valueCoder) {
-    return StateSpecs.value(WholeMapCoder.of(keyCoder, valueCoder));
+    return LoadedMap.spec(keyCoder, valueCoder);
   }
 
   /** Per-key runner state: every method goes straight to it. */
@@ -87,69 +91,37 @@ interface BucketMap<K, V> {
     public void flush() {}
   }
 
-  /**
-   * The whole map, read on first access and written back once if changed; an emptied map clears
-   * its state rather than storing an empty map. After {@link #flush} the next access reads the
-   * state again, as the map written may be kept by its coder and must not change.
-   */
-  final class Loaded<K, V> implements BucketMap<K, V> {
-    private final ValueState<Map<K, V>> state;
-    private Map<K, V> map;
-    private boolean changed;
+  /** A map held whole: every method goes to the {@link LoadedMap}. */
+  final class OverLoadedMap<K, V> implements BucketMap<K, V> {
+    private final LoadedMap<K, V> map;
 
-    private Loaded(ValueState<Map<K, V>> state) {
-      this.state = state;
-    }
-
-    private Map<K, V> map() {
-      if (map == null) {
-        Map<K, V> stored = state.read();
-        // Always a copy: a runner may hand out the object it stores (and snapshot it), and a
-        // decoded WholeMapCoder map is frozen; the copy keeps its entries' coded bytes.
-        map =
-            stored == null
-                ? WholeMapCoder.CodedMap.<K, V>empty()
-                : WholeMapCoder.CodedMap.copyOf(stored);
-      }
-      return map;
+    private OverLoadedMap(LoadedMap<K, V> map) {
+      this.map = map;
     }
 
     @Override
     public V get(K key) {
-      return map().get(key);
+      return map.get(key);
     }
 
     @Override
     public void put(K key, V value) {
-      map().put(key, value);
-      changed = true;
+      map.put(key, value);
     }
 
     @Override
     public void remove(K key) {
-      if (map().remove(key) != null) {
-        changed = true;
-      }
+      map.remove(key);
     }
 
     @Override
     public void clear() {
-      map = WholeMapCoder.CodedMap.empty();
-      changed = true;
+      map.clear();
     }
 
     @Override
     public void flush() {
-      if (!changed) {
-        return;
-      }
-      if (map.isEmpty()) {
-        state.clear();
-      } else {
-        state.write(map);
-      }
-      map = null;
-      changed = false;
+      map.flush();
     }
   }
 }

@@ -1,5 +1,6 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
+import io.streamrecon.transforms.ZigZag;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -44,10 +45,10 @@ final class ExpirySlotCoder extends AtomicCoder<ExpirySlot> {
       out.write(id, shared, id.length - shared);
       if (first) {
         base = e.getValue();
-        writeZigZag(base, out);
+        ZigZag.write(base, out);
         first = false;
       } else {
-        writeZigZag(e.getValue() - base, out);
+        ZigZag.write(e.getValue() - base, out);
       }
       previous = id;
     }
@@ -71,7 +72,7 @@ final class ExpirySlotCoder extends AtomicCoder<ExpirySlot> {
       if (read != rest) {
         throw new CoderException("unexpected end of stream in expiry slot");
       }
-      long due = readZigZag(in);
+      long due = ZigZag.read(in);
       if (i == 0) {
         base = due;
       } else {
@@ -85,13 +86,4 @@ final class ExpirySlotCoder extends AtomicCoder<ExpirySlot> {
 
   @Override
   public void verifyDeterministic() {}
-
-  static void writeZigZag(long v, OutputStream out) throws IOException {
-    VarInt.encode((v << 1) ^ (v >> 63), out);
-  }
-
-  static long readZigZag(InputStream in) throws IOException {
-    long zigzag = VarInt.decodeLong(in);
-    return (zigzag >>> 1) ^ -(zigzag & 1);
-  }
 }

@@ -1,12 +1,13 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.PairFixtures.hash;
-import static io.streamrecon.transforms.PairFixtures.min;
-import static io.streamrecon.transforms.PairFixtures.src;
-import static io.streamrecon.transforms.PairFixtures.tgt;
+import static io.streamrecon.transforms.pairing.PairFixtures.hash;
+import static io.streamrecon.transforms.pairing.PairFixtures.min;
+import static io.streamrecon.transforms.pairing.PairFixtures.src;
+import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.pairing.sparkstreaming.GatherBucketsFn;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.coders.KvCoder;

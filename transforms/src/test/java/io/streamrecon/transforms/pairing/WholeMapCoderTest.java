@@ -1,8 +1,8 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.PairFixtures.T0;
-import static io.streamrecon.transforms.PairFixtures.TIMEOUT;
-import static io.streamrecon.transforms.PairFixtures.hash;
+import static io.streamrecon.transforms.pairing.PairFixtures.T0;
+import static io.streamrecon.transforms.pairing.PairFixtures.TIMEOUT;
+import static io.streamrecon.transforms.pairing.PairFixtures.hash;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotSame;
 import static org.junit.Assert.assertSame;
@@ -11,6 +11,7 @@ import static org.junit.Assert.assertThrows;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.pairing.sparkstreaming.WholeMapCoder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

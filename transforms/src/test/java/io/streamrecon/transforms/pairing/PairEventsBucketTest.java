@@ -1,14 +1,14 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.PairFixtures.T0;
-import static io.streamrecon.transforms.PairFixtures.TIMEOUT;
-import static io.streamrecon.transforms.PairFixtures.at;
-import static io.streamrecon.transforms.PairFixtures.counter;
-import static io.streamrecon.transforms.PairFixtures.hash;
-import static io.streamrecon.transforms.PairFixtures.min;
-import static io.streamrecon.transforms.PairFixtures.sec;
-import static io.streamrecon.transforms.PairFixtures.src;
-import static io.streamrecon.transforms.PairFixtures.tgt;
+import static io.streamrecon.transforms.pairing.PairFixtures.T0;
+import static io.streamrecon.transforms.pairing.PairFixtures.TIMEOUT;
+import static io.streamrecon.transforms.pairing.PairFixtures.at;
+import static io.streamrecon.transforms.pairing.PairFixtures.counter;
+import static io.streamrecon.transforms.pairing.PairFixtures.hash;
+import static io.streamrecon.transforms.pairing.PairFixtures.min;
+import static io.streamrecon.transforms.pairing.PairFixtures.sec;
+import static io.streamrecon.transforms.pairing.PairFixtures.src;
+import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;

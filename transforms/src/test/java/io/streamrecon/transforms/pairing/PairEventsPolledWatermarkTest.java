@@ -1,11 +1,11 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.PairFixtures.T0;
-import static io.streamrecon.transforms.PairFixtures.at;
-import static io.streamrecon.transforms.PairFixtures.hash;
-import static io.streamrecon.transforms.PairFixtures.min;
-import static io.streamrecon.transforms.PairFixtures.src;
-import static io.streamrecon.transforms.PairFixtures.tgt;
+import static io.streamrecon.transforms.pairing.PairFixtures.T0;
+import static io.streamrecon.transforms.pairing.PairFixtures.at;
+import static io.streamrecon.transforms.pairing.PairFixtures.hash;
+import static io.streamrecon.transforms.pairing.PairFixtures.min;
+import static io.streamrecon.transforms.pairing.PairFixtures.src;
+import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.model.EventRef;
@@ -13,6 +13,7 @@ import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.WatermarkSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.testing.PAssert;

@@ -1,4 +1,4 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
 import java.util.Collections;
 import java.util.Map;

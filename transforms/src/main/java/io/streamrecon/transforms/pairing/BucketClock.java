@@ -1,5 +1,6 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
+import io.streamrecon.transforms.ZigZag;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -38,16 +39,16 @@ record BucketClock(Instant target, Instant hold, long lastSlot) {
     @Override
     public void encode(BucketClock value, OutputStream out) throws IOException {
       long target = value.target().getMillis();
-      ExpirySlotCoder.writeZigZag(target, out);
-      ExpirySlotCoder.writeZigZag(value.hold().getMillis() - target, out);
-      ExpirySlotCoder.writeZigZag(value.lastSlot(), out);
+      ZigZag.write(target, out);
+      ZigZag.write(value.hold().getMillis() - target, out);
+      ZigZag.write(value.lastSlot(), out);
     }
 
     @Override
     public BucketClock decode(InputStream in) throws IOException {
-      long target = ExpirySlotCoder.readZigZag(in);
-      long hold = target + ExpirySlotCoder.readZigZag(in);
-      long lastSlot = ExpirySlotCoder.readZigZag(in);
+      long target = ZigZag.read(in);
+      long hold = target + ZigZag.read(in);
+      long lastSlot = ZigZag.read(in);
       return new BucketClock(Instant.ofEpochMilli(target), Instant.ofEpochMilli(hold), lastSlot);
     }
 

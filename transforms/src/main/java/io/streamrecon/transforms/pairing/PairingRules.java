@@ -1,4 +1,4 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.Side;

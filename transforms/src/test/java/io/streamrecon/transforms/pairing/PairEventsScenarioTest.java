@@ -1,14 +1,14 @@
-package io.streamrecon.transforms;
+package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.PairFixtures.T0;
-import static io.streamrecon.transforms.PairFixtures.TIMEOUT;
-import static io.streamrecon.transforms.PairFixtures.addAll;
-import static io.streamrecon.transforms.PairFixtures.at;
-import static io.streamrecon.transforms.PairFixtures.counter;
-import static io.streamrecon.transforms.PairFixtures.event;
-import static io.streamrecon.transforms.PairFixtures.hash;
-import static io.streamrecon.transforms.PairFixtures.min;
-import static io.streamrecon.transforms.PairFixtures.sec;
+import static io.streamrecon.transforms.pairing.PairFixtures.T0;
+import static io.streamrecon.transforms.pairing.PairFixtures.TIMEOUT;
+import static io.streamrecon.transforms.pairing.PairFixtures.addAll;
+import static io.streamrecon.transforms.pairing.PairFixtures.at;
+import static io.streamrecon.transforms.pairing.PairFixtures.counter;
+import static io.streamrecon.transforms.pairing.PairFixtures.event;
+import static io.streamrecon.transforms.pairing.PairFixtures.hash;
+import static io.streamrecon.transforms.pairing.PairFixtures.min;
+import static io.streamrecon.transforms.pairing.PairFixtures.sec;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -18,7 +18,7 @@ import io.streamrecon.model.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
-import io.streamrecon.transforms.PairFixtures.Key;
+import io.streamrecon.transforms.pairing.PairFixtures.Key;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -1,6 +1,5 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.pipeline.ReconcileSettings;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,6 +12,7 @@ import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
+import io.streamrecon.runners.spark.SparkSupport;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -181,8 +181,8 @@ public final class SoakCommand implements Callable<Integer> {
     if (buckets < 0) {
       buckets =
           engine.equals("spark")
-              ? ReconcileSettings.SPARK_STREAMING_BUCKETS
-              : io.streamrecon.transforms.PairEvents.DEFAULT_BUCKETS;
+              ? SparkSupport.STREAMING_BUCKETS
+              : io.streamrecon.transforms.pairing.PairEvents.DEFAULT_BUCKETS;
     }
     if (hotShare < 0 || hotShare > 0.5 || hotBucketShare < 0 || hotBucketShare > 0.5) {
       throw new IllegalArgumentException("--hotShare and --hotBucketShare must be in [0, 0.5]");

@@ -1,6 +1,6 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;

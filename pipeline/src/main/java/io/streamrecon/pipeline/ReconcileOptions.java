@@ -2,8 +2,7 @@ package io.streamrecon.pipeline;
 
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ParseConfig;
-import io.streamrecon.pipeline.run.Warehouse;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -21,6 +20,12 @@ import org.apache.beam.sdk.options.StreamingOptions;
  * ({@code --runner}, {@code --streaming}, ...) apply as usual.
  */
 public interface ReconcileOptions extends StreamingOptions {
+  /** The warehouse when none is given, for a run and every command that takes the option. */
+  String DEFAULT_WAREHOUSE = "./warehouse";
+
+  /** What {@code --warehouse} means, for a run and every command that takes it. */
+  String WAREHOUSE_DESCRIPTION =
+      "Directory or Hadoop URI under which the Delta Lake tables are written";
 
   @Description(
       "Source stream: a JSON Lines file path or glob (any Beam file system), or"
@@ -34,8 +39,8 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setTarget(String value);
 
-  @Description(Warehouse.DESCRIPTION)
-  @Default.String(Warehouse.DEFAULT)
+  @Description(WAREHOUSE_DESCRIPTION)
+  @Default.String(DEFAULT_WAREHOUSE)
   String getWarehouse();
 
   void setWarehouse(String value);

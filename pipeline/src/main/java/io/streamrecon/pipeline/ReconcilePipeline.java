@@ -11,10 +11,10 @@ import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.ReadJsonLines;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.transforms.Diff;
-import io.streamrecon.transforms.PairEvents;
-import io.streamrecon.transforms.WatermarkSource;
 import io.streamrecon.transforms.ParseEvents;
 import io.streamrecon.transforms.RecordVerdicts;
+import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.pairing.PairEvents;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -74,16 +74,14 @@ public final class ReconcilePipeline {
             .withMaxEventBytes(s.maxEventBytes());
     PCollection<DeadLetter> deadLetters;
     PCollection<EventRef> stored;
-    ReconcileOptions options = pipeline.getOptions().as(ReconcileOptions.class);
     if (merged.isBounded() == PCollection.IsBounded.BOUNDED
-        || ReconcileSettings.isSparkStreaming(options)) {
-      // One collection of parse outcomes, consumed once by the writer, which passes the dead
-      // letters on. With ParseEvents' two outputs the classic SparkRunner persists the parsed
-      // events, payloads and all, to read each output back: in batch the largest cost of a run,
-      // in streaming a Java serialization and a decoding per output of every event of every
-      // micro-batch. Other streaming runners keep the two outputs: their graph, and with it the
-      // names their restored jobs' commits carry, stays. (A Spark streaming job restores the
-      // graph it was started with from its checkpoint.)
+        || s.runner().parsedInputsAsOneCollection()) {
+      // One collection of parsed inputs, consumed once by the writer, which passes the dead
+      // letters on. With ParseEvents' two outputs a runner that persists a step's outputs (the
+      // classic SparkRunner) stores the parsed events, payloads and all, to read each output back:
+      // in batch the largest cost of a run. Streaming runners keep the two outputs unless their
+      // profile asks otherwise: their graph, and with it the names their restored jobs' commits
+      // carry, stays.
       PCollectionTuple written =
           merged
               .apply("ParseEvents", parse.parsedInputs())
@@ -156,12 +154,11 @@ public final class ReconcilePipeline {
             .withProcessingGrace(s.processingGrace())
             .withBuckets(s.pairingBuckets())
             .withEmitMatches(s.emitMatches());
-    ReconcileOptions options = stored.getPipeline().getOptions().as(ReconcileOptions.class);
-    if (s.expiry() == PairEvents.Expiry.EVENT_TIME && ReconcileSettings.isSparkStreaming(options)) {
+    if (s.expiry() == PairEvents.Expiry.EVENT_TIME && s.runner().polledWatermark()) {
       // No event-time timers there: the pairing reads the watermark the runner tracks.
       pairing =
           pairing.withWatermarkSource(
-              WatermarkSource.forRunner(options)
+              WatermarkSource.forRunner(stored.getPipeline().getOptions())
                   .orElseThrow(
                       () ->
                           new IllegalStateException(
@@ -265,6 +262,7 @@ public final class ReconcilePipeline {
         .withAppendLag(s.appendLag(side))
         .withReadCommitted(s.kafkaReadCommitted())
         .withMaxRecords(s.kafkaMaxRecords())
-        .withMaxReadTime(s.kafkaMaxReadTime());
+        .withMaxReadTime(s.kafkaMaxReadTime())
+        .withSplits(s.runner().kafkaSplits());
   }
 }

@@ -8,10 +8,9 @@ import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.KafkaProperties;
 import io.streamrecon.pipeline.io.ReadKafka;
-import io.streamrecon.pipeline.run.FailOnRules;
-import io.streamrecon.pipeline.run.RunnerSupport;
-import io.streamrecon.pipeline.run.Runners;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -35,10 +34,11 @@ import org.joda.time.Duration;
  *     {@code --ignoreFields} are kept apart in {@code ignoreFields}
  * @param commitInterval how often the writers of deltas, late events and dead letters commit
  * @param rawCommitInterval how often the raw_events writer commits, see {@link
- *     #rawCommitInterval(ReconcileOptions, PairEvents.Expiry, Duration)}
+ *     #rawCommitInterval(RunnerProfile, PairEvents.Expiry, Duration)}
  * @param autoCompactFiles the small-file threshold of {@code --autoCompact}, 0 when it is off
  * @param failOn the thresholds of {@code --failOn}, {@link FailOnRules#none()} without
  * @param summaryJson the local file of {@code --summaryJson}, {@code null} without
+ * @param runner the runner's choices this run was validated with, which the graph follows too
  */
 public record ReconcileSettings(
     InputSpec source,
@@ -70,7 +70,8 @@ public record ReconcileSettings(
     ComparisonRules rules,
     int autoCompactFiles,
     FailOnRules failOn,
-    Path summaryJson) {
+    Path summaryJson,
+    RunnerProfile runner) {
 
   public ReconcileSettings {
     keyFields = List.copyOf(keyFields);
@@ -85,80 +86,124 @@ public record ReconcileSettings(
   public static final String DEFAULT_TIMEOUT = "10m";
 
   /**
-   * Pairing buckets on the DirectRunner unless {@code --pairingBuckets} is given. The DirectRunner
-   * scans every pending timer of every key on each watermark refresh and fires timers one bundle
-   * per key, so its cost follows the number of keys. It runs three threads and restores no
-   * state, so neither parallelism nor restarts need more keys.
-   */
-  static final int DIRECT_RUNNER_BUCKETS = 64;
-
-  /**
-   * Pairing buckets on Spark streaming unless {@code --pairingBuckets} is given. Beam's Spark state
-   * codes a bucket's whole state on every call of the pairing, so the pairing's cost per event
-   * follows the entries per bucket: four times the default bucket count codes a quarter of the
-   * entries, and the runner's per-key work each batch (a marker per key through the DoFn) stays
-   * small beside it (bench/REPORT.md, "Where a Spark micro-batch's time goes").
-   */
-  public static final int SPARK_STREAMING_BUCKETS = 4096;
-
-  private static int pairingBuckets(ReconcileOptions o) {
-    if (RunnerSupport.isExplicit(o, "pairingBuckets")) {
-      return o.getPairingBuckets();
-    }
-    if (Runners.isDirect(o)) {
-      return DIRECT_RUNNER_BUCKETS;
-    }
-    return isSparkStreaming(o) ? SPARK_STREAMING_BUCKETS : o.getPairingBuckets();
-  }
-
-  /**
-   * Validates the options.
+   * Validates the options: the inputs, then the runner's profile for a run reading them, then the
+   * judging, the writers, and what a run gives at its end.
    *
    * @throws IllegalArgumentException whose message names the option and the valid range
    */
   public static ReconcileSettings from(ReconcileOptions o) {
+    Inputs in = inputs(o);
+    boolean streaming = o.isStreaming() || !in.bounded();
+    RunnerProfile runner = RunnerProfile.of(o, streaming);
+    Judging judging = judging(o, runner);
+    Writing writing = writing(o, runner, judging.expiry());
+    FailOnRules failOn = FailOnRules.parse(o.getFailOn());
+    if (!failOn.isEmpty() && !in.bounded()) {
+      // A streaming job has no end at which its counts are final; a threshold met mid-stream
+      // would either stop the job or be lost when it is stopped.
+      throw new IllegalArgumentException(
+          "--failOn applies to bounded runs only: an unbounded Kafka run has no final counts to"
+              + " judge; bound it with --kafkaMaxRecords or --kafkaMaxReadTime, or drop --failOn");
+    }
+    Path summaryJson = summaryJson(o.getSummaryJson());
+    if (summaryJson != null && !in.bounded()) {
+      // A streaming job ends on a signal, and the JVM exits once its shutdown hooks are done,
+      // whether or not the file has been written: a file that may be missing gates nothing.
+      throw new IllegalArgumentException(
+          "--summaryJson applies to bounded runs only: an unbounded Kafka run ends on a signal,"
+              + " before a summary could be written; bound it with --kafkaMaxRecords or"
+              + " --kafkaMaxReadTime, or drop --summaryJson");
+    }
+    return new ReconcileSettings(
+        in.source(),
+        in.target(),
+        writing.warehouse(),
+        judging.keyFields(),
+        judging.timeField(),
+        judging.ignoreFields(),
+        judging.timeout(),
+        judging.allowedLateness(),
+        judging.expiry(),
+        judging.processingGrace(),
+        judging.pairingBuckets(),
+        o.getEmitMatches(),
+        writing.runId(),
+        writing.commitInterval(),
+        writing.rawCommitInterval(),
+        in.kafkaProperties(),
+        in.kafkaMaxOutOfOrderness(),
+        in.kafkaIdleAfter(),
+        in.sourceLag(),
+        in.targetLag(),
+        o.getKafkaReadCommitted(),
+        in.kafkaMaxRecords(),
+        in.kafkaMaxReadTime(),
+        in.maxEventBytes(),
+        DurationParser.parse("progressInterval", o.getProgressInterval()),
+        streaming,
+        judging.rules(),
+        writing.autoCompactFiles(),
+        failOn,
+        summaryJson,
+        runner);
+  }
+
+  /** This run's settings under the run id a resumed job keeps. */
+  public ReconcileSettings withRunId(String id) {
+    return new ReconcileSettings(
+        source,
+        target,
+        warehouse,
+        keyFields,
+        timeField,
+        ignoreFields,
+        timeout,
+        allowedLateness,
+        expiry,
+        processingGrace,
+        pairingBuckets,
+        emitMatches,
+        WarehouseIds.check("runId", id),
+        commitInterval,
+        rawCommitInterval,
+        kafkaProperties,
+        kafkaMaxOutOfOrderness,
+        kafkaIdleAfter,
+        sourceLag,
+        targetLag,
+        kafkaReadCommitted,
+        kafkaMaxRecords,
+        kafkaMaxReadTime,
+        maxEventBytes,
+        progressInterval,
+        streaming,
+        rules,
+        autoCompactFiles,
+        failOn,
+        summaryJson,
+        runner);
+  }
+
+  /** What the run reads, and how, checked. */
+  private record Inputs(
+      InputSpec source,
+      InputSpec target,
+      Map<String, String> kafkaProperties,
+      Duration kafkaMaxOutOfOrderness,
+      Duration kafkaIdleAfter,
+      Duration sourceLag,
+      Duration targetLag,
+      long kafkaMaxRecords,
+      Duration kafkaMaxReadTime,
+      int maxEventBytes) {
+    boolean bounded() {
+      return ReconcileSettings.bounded(source, target, kafkaMaxRecords, kafkaMaxReadTime);
+    }
+  }
+
+  private static Inputs inputs(ReconcileOptions o) {
     InputSpec source = InputSpec.parse("source", o.getSource());
     InputSpec target = InputSpec.parse("target", o.getTarget());
-    String warehouse = o.getWarehouse();
-    if (warehouse == null || warehouse.isBlank()) {
-      throw new IllegalArgumentException(
-          "--warehouse must not be empty: a directory or Hadoop URI for the Delta Lake tables");
-    }
-    List<String> keyFields = pointers("keyField", o.getKeyField());
-    if (keyFields.isEmpty()) {
-      throw new IllegalArgumentException(
-          "--keyField must name at least one JSON Pointer, like /id or /orderId,/lineNo");
-    }
-    String timeField = o.getTimeField() == null ? "" : o.getTimeField().trim();
-    if (!timeField.isEmpty()) {
-      checkPointer("timeField", timeField);
-    }
-    List<String> ignoreFields = pointers("ignoreFields", o.getIgnoreFields());
-    Duration timeout = DurationParser.parseAtLeast("timeout", o.getTimeout(), Duration.millis(1));
-    // Blank means the timeout, as PairEvents defaults it: see PairEvents#withAllowedLateness.
-    Duration lateness =
-        o.getAllowedLateness() == null || o.getAllowedLateness().isBlank()
-            ? timeout
-            : DurationParser.parse("allowedLateness", o.getAllowedLateness());
-    PairEvents.Expiry expiry = expiry(o);
-    Duration grace =
-        o.getProcessingGrace() == null || o.getProcessingGrace().isBlank()
-            ? timeout
-            : DurationParser.parseAtLeast(
-                "processingGrace", o.getProcessingGrace(), Duration.millis(1));
-    int buckets = pairingBuckets(o);
-    if (buckets < 1 || buckets > PairEvents.MAX_BUCKETS) {
-      throw new IllegalArgumentException(
-          "--pairingBuckets="
-              + buckets
-              + " is out of range: 1 to "
-              + PairEvents.MAX_BUCKETS
-              + " (1024 by default)");
-    }
-    // The run id names folders in the warehouse (the run's row key sidecars).
-    String runId = WarehouseIds.check("runId", o.getRunId());
-    Duration commit = commitInterval(o);
-    Duration rawCommit = rawCommitInterval(o, expiry, commit);
     Map<String, String> kafka =
         KafkaProperties.fromOptions(o.getKafkaPropertiesFile(), o.getKafkaProperties());
     Duration outOfOrder =
@@ -190,12 +235,98 @@ public record ReconcileSettings(
               + ParseConfig.MAX_EVENT_BYTES_LIMIT
               + " (64 MiB)");
     }
-    Duration progress = DurationParser.parse("progressInterval", o.getProgressInterval());
+    return new Inputs(
+        source,
+        target,
+        kafka,
+        outOfOrder,
+        idleAfter,
+        sourceLag,
+        targetLag,
+        o.getKafkaMaxRecords(),
+        maxReadTime,
+        maxEventBytes);
+  }
+
+  /** How events are parsed, paired and compared, checked. */
+  private record Judging(
+      List<String> keyFields,
+      String timeField,
+      List<String> ignoreFields,
+      Duration timeout,
+      Duration allowedLateness,
+      PairEvents.Expiry expiry,
+      Duration processingGrace,
+      int pairingBuckets,
+      ComparisonRules rules) {}
+
+  private static Judging judging(ReconcileOptions o, RunnerProfile runner) {
+    List<String> keyFields = pointers("keyField", o.getKeyField());
+    if (keyFields.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--keyField must name at least one JSON Pointer, like /id or /orderId,/lineNo");
+    }
+    String timeField = o.getTimeField() == null ? "" : o.getTimeField().trim();
+    if (!timeField.isEmpty()) {
+      checkPointer("timeField", timeField);
+    }
+    List<String> ignoreFields = pointers("ignoreFields", o.getIgnoreFields());
+    Duration timeout = DurationParser.parseAtLeast("timeout", o.getTimeout(), Duration.millis(1));
+    // Blank means the timeout, as PairEvents defaults it: see PairEvents#withAllowedLateness.
+    Duration lateness =
+        o.getAllowedLateness() == null || o.getAllowedLateness().isBlank()
+            ? timeout
+            : DurationParser.parse("allowedLateness", o.getAllowedLateness());
+    PairEvents.Expiry expiry = expiry(o);
+    Duration grace =
+        o.getProcessingGrace() == null || o.getProcessingGrace().isBlank()
+            ? timeout
+            : DurationParser.parseAtLeast(
+                "processingGrace", o.getProcessingGrace(), Duration.millis(1));
+    int buckets = pairingBuckets(o, runner);
+    if (buckets < 1 || buckets > PairEvents.MAX_BUCKETS) {
+      throw new IllegalArgumentException(
+          "--pairingBuckets="
+              + buckets
+              + " is out of range: 1 to "
+              + PairEvents.MAX_BUCKETS
+              + " (1024 by default)");
+    }
     // Read and validated here, so that a bad rules file stops the run before it starts.
     ComparisonRules rules =
         o.getRules() == null || o.getRules().isBlank()
             ? ComparisonRules.none()
             : ComparisonRules.fromFile(o.getRules().trim());
+    return new Judging(
+        keyFields, timeField, ignoreFields, timeout, lateness, expiry, grace, buckets, rules);
+  }
+
+  /** {@code --pairingBuckets} if given, else the runner's choice, else the option's default. */
+  private static int pairingBuckets(ReconcileOptions o, RunnerProfile runner) {
+    if (RunnerSupport.isExplicit(o, "pairingBuckets") || runner.pairingBuckets() == 0) {
+      return o.getPairingBuckets();
+    }
+    return runner.pairingBuckets();
+  }
+
+  /** Where and how the Delta Lake writers write, checked. */
+  private record Writing(
+      String warehouse,
+      String runId,
+      Duration commitInterval,
+      Duration rawCommitInterval,
+      int autoCompactFiles) {}
+
+  private static Writing writing(
+      ReconcileOptions o, RunnerProfile runner, PairEvents.Expiry expiry) {
+    String warehouse = o.getWarehouse();
+    if (warehouse == null || warehouse.isBlank()) {
+      throw new IllegalArgumentException(
+          "--warehouse must not be empty: a directory or Hadoop URI for the Delta Lake tables");
+    }
+    // The run id names folders in the warehouse (the run's row key sidecars).
+    String runId = WarehouseIds.check("runId", o.getRunId());
+    Duration commit = commitInterval(o, runner);
     int autoCompactFiles = 0;
     if (o.getAutoCompact()) {
       autoCompactFiles = o.getAutoCompactFiles();
@@ -213,58 +344,12 @@ public record ReconcileSettings(
                 + " by default)");
       }
     }
-    boolean unboundedKafka =
-        (source.isKafka() || target.isKafka())
-            && o.getKafkaMaxRecords() == 0
-            && maxReadTime == null;
-    FailOnRules failOn = FailOnRules.parse(o.getFailOn());
-    if (!failOn.isEmpty() && !bounded(source, target, o.getKafkaMaxRecords(), maxReadTime)) {
-      // A streaming job has no end at which its counts are final; a threshold met mid-stream
-      // would either stop the job or be lost when it is stopped.
-      throw new IllegalArgumentException(
-          "--failOn applies to bounded runs only: an unbounded Kafka run has no final counts to"
-              + " judge; bound it with --kafkaMaxRecords or --kafkaMaxReadTime, or drop --failOn");
-    }
-    Path summaryJson = summaryJson(o.getSummaryJson());
-    if (summaryJson != null && !bounded(source, target, o.getKafkaMaxRecords(), maxReadTime)) {
-      // A streaming job ends on a signal, and the JVM exits once its shutdown hooks are done,
-      // whether or not the file has been written: a file that may be missing gates nothing.
-      throw new IllegalArgumentException(
-          "--summaryJson applies to bounded runs only: an unbounded Kafka run ends on a signal,"
-              + " before a summary could be written; bound it with --kafkaMaxRecords or"
-              + " --kafkaMaxReadTime, or drop --summaryJson");
-    }
-    return new ReconcileSettings(
-        source,
-        target,
+    return new Writing(
         warehouse.trim(),
-        keyFields,
-        timeField,
-        ignoreFields,
-        timeout,
-        lateness,
-        expiry,
-        grace,
-        buckets,
-        o.getEmitMatches(),
         runId,
         commit,
-        rawCommit,
-        kafka,
-        outOfOrder,
-        idleAfter,
-        sourceLag,
-        targetLag,
-        o.getKafkaReadCommitted(),
-        o.getKafkaMaxRecords(),
-        maxReadTime,
-        maxEventBytes,
-        progress,
-        o.isStreaming() || unboundedKafka,
-        rules,
-        autoCompactFiles,
-        failOn,
-        summaryJson);
+        rawCommitInterval(runner, expiry, commit),
+        autoCompactFiles);
   }
 
   /** The declared lag of {@code side}'s records, {@code null} when it is observed. */
@@ -350,15 +435,10 @@ public record ReconcileSettings(
     }
   }
 
-  /**
-   * {@code --commitInterval}; on Spark streaming, unless given, a commit per micro-batch ({@link
-   * DeltaLakeIO#COMMIT_EACH_MICRO_BATCH}): that runner evaluates a commit trigger once per batch, so
-   * a delay there commits the data of two or three batches in one, and the batch that carries it
-   * does their pairing, payload fetches and verdict writes at once.
-   */
-  private static Duration commitInterval(ReconcileOptions o) {
-    if (isSparkStreaming(o) && !RunnerSupport.isExplicit(o, "commitInterval")) {
-      return DeltaLakeIO.COMMIT_EACH_MICRO_BATCH;
+  /** {@code --commitInterval} if given, else the runner's choice, else the option's default. */
+  private static Duration commitInterval(ReconcileOptions o, RunnerProfile runner) {
+    if (runner.commitInterval() != null && !RunnerSupport.isExplicit(o, "commitInterval")) {
+      return runner.commitInterval();
     }
     return DurationParser.parseAtLeast(
         "commitInterval", o.getCommitInterval(), Duration.millis(100));
@@ -366,38 +446,15 @@ public record ReconcileSettings(
 
   /**
    * The raw_events writer's commit interval: {@code commitInterval}, except with event-time expiry
-   * on Spark streaming, where it commits every micro-batch whatever {@code --commitInterval} says.
-   * There the pairing judges lateness and expiry by the sources' watermark as of the last
-   * completed micro-batch, and it receives an event only once raw_events has committed it (the
-   * event's pointer names the commit). A commit held for a later batch hands the pairing events
-   * whose own micro-batch has already moved that watermark, and after a restart with a backlog
-   * one batch can move it past all of them. Committed in the batch that read them, an event meets
-   * the watermark of the batches before its own, which its partition's watermark cannot have
-   * passed. (On Flink and the DirectRunner the commit step holds the watermark back until it has
-   * emitted, so any interval is safe there.)
+   * on a runner that commits raw_events every micro-batch ({@link
+   * RunnerProfile#rawEventsCommitEachMicroBatch}), whatever {@code --commitInterval} says.
    */
-  static Duration rawCommitInterval(
-      ReconcileOptions o, PairEvents.Expiry expiry, Duration commitInterval) {
-    if (isSparkStreaming(o) && expiry == PairEvents.Expiry.EVENT_TIME) {
+  private static Duration rawCommitInterval(
+      RunnerProfile runner, PairEvents.Expiry expiry, Duration commitInterval) {
+    if (runner.rawEventsCommitEachMicroBatch() && expiry == PairEvents.Expiry.EVENT_TIME) {
       return DeltaLakeIO.COMMIT_EACH_MICRO_BATCH;
     }
     return commitInterval;
-  }
-
-  /**
-   * Beam's classic Spark runner rejects event-time timers in streaming mode: there the pairing
-   * reads the watermark the runner tracks through the runner module's {@code WatermarkSource}.
-   */
-  static boolean isSparkStreaming(ReconcileOptions o) {
-    boolean kafkaUnbounded =
-        (isKafka(o.getSource()) || isKafka(o.getTarget()))
-            && o.getKafkaMaxRecords() == 0
-            && (o.getKafkaMaxReadTime() == null || o.getKafkaMaxReadTime().isBlank());
-    return Runners.isSpark(o) && (o.isStreaming() || kafkaUnbounded);
-  }
-
-  private static boolean isKafka(String spec) {
-    return spec != null && spec.trim().startsWith(InputSpec.KAFKA_SCHEME);
   }
 
   private static List<String> pointers(String option, String text) {

@@ -6,8 +6,9 @@ import org.apache.beam.sdk.PipelineRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**
- * A runner whose simple name makes the pipeline's runner checks see the SparkRunner, so that the
- * Spark-specific settings and graph can be checked without Spark on the test class path. It builds
+ * A runner whose registered support ({@link FakeSparkSupport}) makes the Spark runner's choices, so
+ * that the Spark-specific settings and graph can be checked without Spark on the test class path.
+ * It builds
  * graphs ({@code Pipeline.create} needs {@link #fromOptions}) and never runs one.
  */
 public final class FakeSparkRunner extends PipelineRunner<PipelineResult> {

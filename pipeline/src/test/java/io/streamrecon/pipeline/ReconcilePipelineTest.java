@@ -98,7 +98,7 @@ public class ReconcilePipelineTest {
                 "--expiry=processing")
             .as(ReconcileOptions.class);
     options.setRunner(FakeSparkRunner.class);
-    assertTrue(ReconcileSettings.isSparkStreaming(options));
+    assertTrue(ReconcileSettings.from(options).runner().parsedInputsAsOneCollection());
     return ReconcilePipeline.build(Pipeline.create(options), options);
   }
 

@@ -3,7 +3,7 @@ package io.streamrecon.pipeline;
 import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.model.Side;
 
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.startsWith;
@@ -122,13 +122,14 @@ public class ReconcileSettingsTest {
   public void sparkStreamingExpiresOnEventTimeUnlessProcessingIsAsked() {
     ReconcileOptions o = kafkaRun();
     o.setRunner(FakeSparkRunner.class);
-    assertTrue(ReconcileSettings.isSparkStreaming(o));
+    assertTrue(ReconcileSettings.from(o).runner().polledWatermark());
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
     o.setExpiry("processing");
     assertEquals(PairEvents.Expiry.PROCESSING_TIME, ReconcileSettings.from(o).expiry());
     o.setExpiry("");
     o.setKafkaMaxRecords(10);
-    assertFalse("bounded Spark runs are batch", ReconcileSettings.isSparkStreaming(o));
+    assertFalse(
+        "bounded Spark runs are batch", ReconcileSettings.from(o).runner().polledWatermark());
     assertEquals(PairEvents.Expiry.EVENT_TIME, ReconcileSettings.from(o).expiry());
   }
 

@@ -8,8 +8,9 @@ import org.joda.time.Instant;
 
 /**
  * The input watermark of a runner that tracks it but gives stateful DoFns no event-time timers
- * (Beam's classic SparkRunner in streaming mode). {@link PairEvents#withWatermarkSource} then
- * expires entries by the watermark this returns, read on every call of the pairing.
+ * (Beam's classic SparkRunner in streaming mode). {@link
+ * io.streamrecon.transforms.pairing.PairEvents#withWatermarkSource} then expires entries by the
+ * watermark this returns, read on every call of the pairing.
  *
  * <p>An implementation is serialized with the pipeline and called on the workers. It must never
  * return a watermark ahead of records not yet handed to the pairing; returning an older one only

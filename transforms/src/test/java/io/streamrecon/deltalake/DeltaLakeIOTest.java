@@ -175,7 +175,7 @@ public class DeltaLakeIOTest {
   }
 
   /**
-   * The writer of parse outcomes stores the events as {@code writeRawEvents()} does (pointers to
+   * The writer of parsed inputs stores the events as {@code writeRawEvents()} does (pointers to
    * their rows, at event time) and passes every dead letter on unchanged, none of them stored.
    */
   @Test

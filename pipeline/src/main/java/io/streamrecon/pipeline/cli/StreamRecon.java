@@ -7,7 +7,7 @@ import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.run.FailOnRules;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.samples.RulesSample;
@@ -159,7 +159,7 @@ public final class StreamRecon implements Callable<Integer> {
         // A file left by an earlier run must not pass for this run's if this one fails.
         deleteSummaryFile(summaryFile);
       }
-      ReconcileRun.FinishedRun finished = ReconcileRun.run(opts);
+      ReconcileRun.FinishedRun finished = ReconcileRun.run(opts, settings);
       PipelineResult.State state = finished.result().getState();
       Summary summary = finished.summary();
       System.out.print(summary.format());

@@ -1,5 +1,6 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.run.Warehouse;
 import picocli.CommandLine.Option;
 
@@ -12,8 +13,8 @@ import picocli.CommandLine.Option;
 public final class WarehouseOption {
   @Option(
       names = "--warehouse",
-      defaultValue = Warehouse.DEFAULT,
-      description = Warehouse.DESCRIPTION + " (default: ${DEFAULT-VALUE})")
+      defaultValue = ReconcileOptions.DEFAULT_WAREHOUSE,
+      description = ReconcileOptions.WAREHOUSE_DESCRIPTION + " (default: ${DEFAULT-VALUE})")
   String location;
 
   /** The warehouse given. */

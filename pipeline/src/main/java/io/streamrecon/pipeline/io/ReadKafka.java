@@ -38,9 +38,8 @@ import org.joda.time.Instant;
  * <p>Consumer defaults, each overridable through the properties: {@code group.id=streamrecon},
  * {@code auto.offset.reset=earliest}.
  *
- * <p>Two runners read through a wrapper of KafkaIO's source, for their watermarks: on the
- * FlinkRunner each split is primed ({@link SplitPrimingSource}); on the SparkRunner the topic stays
- * one split ({@link OneSplitSource}).
+ * <p>An unbounded read can go through a wrapper of KafkaIO's source, for the runner's watermarks:
+ * {@link #withSplits}.
  */
 public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   /** Consumer group used when the properties name none. */
@@ -66,6 +65,26 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   private final boolean readCommitted;
   private final long maxRecords;
   private final Duration maxReadTime;
+  private final Splits splits;
+
+  /**
+   * How an unbounded read splits the topic, for the runner's watermark: a choice of the runner's
+   * profile ({@code RunnerProfile#kafkaSplits}). A bounded read always reads as KafkaIO does.
+   */
+  public enum Splits {
+    /** KafkaIO's own source and splits. */
+    KAFKA_IO,
+    /**
+     * Each split primed with a marker record ({@link SplitPrimingSource}), for a runner whose
+     * source reader sends a partition's watermark only after the partition's first record.
+     */
+    PRIMED,
+    /**
+     * The topic read as one split ({@link OneSplitSource}), for a runner that takes the latest of
+     * a source's split watermarks.
+     */
+    ONE_SPLIT
+  }
 
   private ReadKafka(
       Side side,
@@ -77,7 +96,9 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       Duration appendLag,
       boolean readCommitted,
       long maxRecords,
-      Duration maxReadTime) {
+      Duration maxReadTime,
+      Splits splits) {
+    this.splits = splits;
     this.idleAfter = idleAfter;
     this.appendLag = appendLag;
     this.side = side;
@@ -100,7 +121,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30),
-        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, null, false, 0, null);
+        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, null, false, 0, null, Splits.KAFKA_IO);
   }
 
   /** Consumer properties passed through as given (security, group id, ...). */
@@ -110,7 +131,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, props, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime);
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, splits);
   }
 
   /** JSON Pointer of the event time; empty for the Kafka record time. */
@@ -120,7 +141,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, field, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime);
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, splits);
   }
 
   /** The watermark's bound below the largest event time seen (zero or more). */
@@ -130,7 +151,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, timeField, bound,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime);
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, splits);
   }
 
   /**
@@ -144,7 +165,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("idleAfter must be between 1s and 1h, got " + idle);
     }
     return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idle,
-        appendLag, readCommitted, maxRecords, maxReadTime);
+        appendLag, readCommitted, maxRecords, maxReadTime, splits);
   }
 
   /**
@@ -158,14 +179,14 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("appendLag must be between 0s and 7d, got " + lag);
     }
     return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idleAfter,
-        lag, readCommitted, maxRecords, maxReadTime);
+        lag, readCommitted, maxRecords, maxReadTime, splits);
   }
 
   /** Reads only committed records of transactional producers. */
   public ReadKafka withReadCommitted(boolean committed) {
     return new ReadKafka(
         side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, committed, maxRecords, maxReadTime);
+        idleAfter, appendLag, committed, maxRecords, maxReadTime, splits);
   }
 
   /** Stops after this many records (0 = unbounded); makes the read bounded. */
@@ -175,7 +196,7 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, max, maxReadTime);
+        idleAfter, appendLag, readCommitted, max, maxReadTime, splits);
   }
 
   /** Stops after reading this long ({@code null} = unbounded); makes the read bounded. */
@@ -185,16 +206,27 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
     }
     return new ReadKafka(
         side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, max);
+        idleAfter, appendLag, readCommitted, maxRecords, max, splits);
+  }
+
+  /** How an unbounded read splits the topic; {@link Splits#KAFKA_IO} by default. */
+  public ReadKafka withSplits(Splits how) {
+    if (how == null) {
+      throw new IllegalArgumentException("splits must not be null");
+    }
+    return new ReadKafka(
+        side, spec, properties, timeField, maxOutOfOrderness,
+        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, how);
   }
 
   @Override
   public PCollection<RawInput> expand(PBegin input) {
     KafkaIO.Read<byte[], byte[]> read = kafkaRead();
     PCollection<KafkaRecord<byte[], byte[]>> records;
-    if (primesSplits(input)) {
+    boolean unbounded = maxRecords == 0 && maxReadTime == null;
+    if (unbounded && splits == Splits.PRIMED) {
       records = input.apply("ReadTopic", Read.from(primedSource(read)));
-    } else if (readsAsOneSplit(input)) {
+    } else if (unbounded && splits == Splits.ONE_SPLIT) {
       records = input.apply("ReadTopic", Read.from(new OneSplitSource<>(makeSource(read))));
     } else {
       records = input.apply("ReadTopic", read);
@@ -234,26 +266,6 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       read = read.withMaxReadTime(maxReadTime);
     }
     return read;
-  }
-
-  /**
-   * Whether the read needs {@link SplitPrimingSource}: an unbounded read on the FlinkRunner, whose
-   * source reader sends a partition's watermark only after the partition's first record.
-   */
-  private boolean primesSplits(PBegin input) {
-    return maxRecords == 0
-        && maxReadTime == null
-        && "FlinkRunner".equals(input.getPipeline().getOptions().getRunner().getSimpleName());
-  }
-
-  /**
-   * Whether the read must stay one split ({@link OneSplitSource}): an unbounded read on the
-   * SparkRunner, which takes the latest of a source's split watermarks.
-   */
-  private boolean readsAsOneSplit(PBegin input) {
-    return maxRecords == 0
-        && maxReadTime == null
-        && "SparkRunner".equals(input.getPipeline().getOptions().getRunner().getSimpleName());
   }
 
   /** KafkaIO's unbounded source with a marker record per split start. */

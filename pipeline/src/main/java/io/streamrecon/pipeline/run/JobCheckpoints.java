@@ -4,6 +4,8 @@ import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.io.InputSpec;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

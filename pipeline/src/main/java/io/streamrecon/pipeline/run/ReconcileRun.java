@@ -6,6 +6,9 @@ import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcilePipeline.WriterIdentity;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -38,7 +41,12 @@ public final class ReconcileRun {
    * cancelled.
    */
   public static FinishedRun run(ReconcileOptions options) {
-    Started started = begin(options);
+    return run(options, ReconcileSettings.from(options));
+  }
+
+  /** As {@link #run(ReconcileOptions)}, with the settings already validated from the options. */
+  public static FinishedRun run(ReconcileOptions options, ReconcileSettings settings) {
+    Started started = begin(options, settings);
     ReconcileSettings s = started.settings();
     PipelineResult result = started.result();
     ScheduledExecutorService progress = startProgress(result, s);
@@ -62,19 +70,19 @@ public final class ReconcileRun {
    * for unbounded (Kafka) runs that the caller stops with {@link PipelineResult#cancel}.
    */
   public static PipelineResult start(ReconcileOptions options) {
-    return begin(options).result();
+    return begin(options, ReconcileSettings.from(options)).result();
   }
 
   /** A started pipeline and the settings it runs with, its job identity resolved. */
   private record Started(PipelineResult result, ReconcileSettings settings) {}
 
   /**
-   * The one job path: builds the settings, checks inputs and warehouse, resolves an unbounded
-   * run's job identity (which fixes its run id, so its settings are built again from it), lets
-   * the runner tune the options and starts the graph with the settings.
+   * The one job path: checks inputs and warehouse, resolves an unbounded run's job identity
+   * (which fixes its run id), lets the runner tune the options and starts the graph with the
+   * settings.
    */
-  private static Started begin(ReconcileOptions options) {
-    ReconcileSettings s = ReconcileSettings.from(options);
+  private static Started begin(ReconcileOptions options, ReconcileSettings settings) {
+    ReconcileSettings s = settings;
     if (s.streaming()) {
       options.setStreaming(true);
     }
@@ -83,7 +91,7 @@ public final class ReconcileRun {
     WriterIdentity writer = WriterIdentity.perProcess(s.runId());
     if (!s.bounded()) {
       writer = prepareRecovery(options, s, support);
-      s = ReconcileSettings.from(options);
+      s = s.withRunId(options.getRunId());
     }
     RulesArchive.save(s.warehouse(), s.rules());
     // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
@@ -118,7 +126,7 @@ public final class ReconcileRun {
    * the pipeline through this class keep them on. Other runners never make these checks.
    */
   public static void skipDirectRunnerChecks(PipelineOptions options) {
-    if (!Runners.isDirect(options)) {
+    if (!RunnerProfile.isDirectRunner(options)) {
       return;
     }
     DirectOptions direct = options.as(DirectOptions.class);
@@ -141,7 +149,7 @@ public final class ReconcileRun {
 
   private static WriterIdentity prepareRecovery(
       ReconcileOptions options, ReconcileSettings s, Optional<RunnerSupport> support) {
-    if (Runners.isDirect(options) && !options.getAllowStateLossOnCrash()) {
+    if (s.runner().directRunner() && !options.getAllowStateLossOnCrash()) {
       throw new IllegalArgumentException(
           "an unbounded Kafka run on the DirectRunner keeps its state in memory only, so a crash"
               + " loses open entries: use --runner=SparkRunner (the default for Kafka) or"
@@ -158,7 +166,7 @@ public final class ReconcileRun {
           "job {} (run {}): runner {} keeps no checkpoints here; a crash loses its open entries",
           job.jobName(),
           job.runId(),
-          options.getRunner() == null ? "?" : options.getRunner().getSimpleName());
+          s.runner().runnerName() == null ? "?" : s.runner().runnerName());
       return WriterIdentity.perProcess(job.runId());
     }
     LOG.info(

@@ -402,9 +402,7 @@ public final class ReplayRun {
     judging.put("allowedLateness", DurationParser.format(r.run().allowedLateness()));
     judging.put("expiry", r.run().expiry().name());
     judging.put("emitMatches", r.run().emitMatches());
-    judging.put(
-        "runner",
-        r.options().getRunner() == null ? null : r.options().getRunner().getSimpleName());
+    judging.put("runner", r.run().runner().runnerName());
     ObjectNode given = judging.putObject("optionsGiven");
     r.given().forEach(given::put);
     ArrayNode before = root.putArray("rulesIdsOfRejudgedVerdicts");

@@ -3,8 +3,9 @@ package io.streamrecon.pipeline.run;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.transforms.Diff;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +33,7 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  * restore; shown, not part of the identities), and the payloads a MISMATCH needed that were
  * deleted from raw_events (its verdict is written without a diff; shown, not part of them).
  */
-public record Summary(Map<String, Long> counts) {
+public record Summary(Map<String, Long> counts) implements FailOnRules.Counts {
   /**
    * Counter of raw events the raw_events write did not store again because the same job had stored
    * them (a replayed Kafka record); their pointers name the stored row. Kept by DeltaLakeIO.

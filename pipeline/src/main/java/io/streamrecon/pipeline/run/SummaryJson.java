@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.files.LocalFiles;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.FailOnRules;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;

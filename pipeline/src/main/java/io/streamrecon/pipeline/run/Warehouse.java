@@ -14,13 +14,6 @@ import java.util.regex.Pattern;
  * remote one.
  */
 public final class Warehouse {
-  /** The warehouse when none is given. */
-  public static final String DEFAULT = "./warehouse";
-
-  /** What {@code --warehouse} means, for every command that takes it. */
-  public static final String DESCRIPTION =
-      "Directory or Hadoop URI under which the Delta Lake tables are written";
-
   /** A URI with a scheme and an authority part: {@code scheme://...}. */
   private static final Pattern SCHEME_URI = Pattern.compile("^[a-zA-Z][a-zA-Z0-9+.-]*://.*");
 

@@ -13,7 +13,7 @@ import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Status;
-import io.streamrecon.pipeline.run.FailOnRules;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.io.IOException;

@@ -13,6 +13,7 @@ import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.cli.StreamRecon;
+import io.streamrecon.pipeline.runner.JobIdentity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,8 +1,10 @@
 package io.streamrecon.runners.flink;
 
+import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.run.JobCheckpoints;
-import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -57,6 +59,16 @@ public final class FlinkRecovery implements RunnerSupport {
   @Override
   public boolean handles(PipelineOptions options) {
     return options.getRunner() != null && FlinkRunner.class.isAssignableFrom(options.getRunner());
+  }
+
+  /**
+   * Each split of an unbounded Kafka read is primed ({@link ReadKafka.Splits#PRIMED}): the runner's
+   * source reader sends a partition's watermark only after the partition's first record, so an
+   * empty partition would hold the watermark back.
+   */
+  @Override
+  public RunnerProfile profile(PipelineOptions options, boolean streaming) {
+    return RunnerProfile.untuned(options).withKafkaSplits(ReadKafka.Splits.PRIMED);
   }
 
   /** Whether the Delta Lake commit steps are {@code @RequiresStableInput} on Flink (see below). */

@@ -2,7 +2,7 @@ package io.streamrecon.runners.flink;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.runner.JobIdentity;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import java.io.Serializable;
 import java.util.ArrayList;

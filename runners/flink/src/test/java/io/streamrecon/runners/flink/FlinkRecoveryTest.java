@@ -7,9 +7,11 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.run.JobCheckpoints;
-import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
@@ -118,5 +120,17 @@ public class FlinkRecoveryTest {
     assertEquals(60000L, (long) o.getCheckpointingInterval());
     assertEquals("rocksdb", o.getStateBackend());
     assertEquals("file:///elsewhere", o.getStateBackendStoragePath());
+  }
+
+  @Test
+  public void anUnboundedKafkaReadPrimesEachSplit() {
+    FlinkPipelineOptions o = PipelineOptionsFactory.as(FlinkPipelineOptions.class);
+    o.setRunner(org.apache.beam.runners.flink.FlinkRunner.class);
+    RunnerProfile profile = RunnerProfile.of(o, true);
+    assertEquals(ReadKafka.Splits.PRIMED, profile.kafkaSplits());
+    assertEquals("FlinkRunner", profile.runnerName());
+    assertEquals(0, profile.pairingBuckets());
+    assertNull(profile.commitInterval());
+    assertFalse(profile.polledWatermark());
   }
 }

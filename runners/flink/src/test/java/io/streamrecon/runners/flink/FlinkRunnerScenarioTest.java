@@ -4,8 +4,8 @@ import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.transforms.PairEvents;
 import io.streamrecon.pipeline.testing.Scenario;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.nio.file.Path;
 import org.junit.ClassRule;
 import org.junit.Test;

@@ -2,9 +2,9 @@ package io.streamrecon.runners.spark;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.pipeline.run.JobCheckpoints;
-import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerSupport.Recovery;
-import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerSupport.Recovery;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,10 @@
 package io.streamrecon.runners.spark;
 
-import io.streamrecon.pipeline.run.JobIdentity;
-import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.pipeline.io.ReadKafka;
+import io.streamrecon.pipeline.runner.JobIdentity;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.options.ExperimentalOptions;
@@ -9,10 +12,20 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.StreamingOptions;
 
 /**
- * The classic SparkRunner's needs: in batch, three settings that keep a run's heap independent of
- * its input size (see {@link #tune}); in streaming, {@link SparkRecovery}'s checkpoints.
+ * The classic SparkRunner's needs: its {@link #profile}; in batch, three settings that keep a
+ * run's heap independent of its input size (see {@link #tune}); in streaming, {@link
+ * SparkRecovery}'s checkpoints.
  */
 public final class SparkSupport implements RunnerSupport {
+  /**
+   * Pairing buckets on Spark streaming unless {@code --pairingBuckets} is given. Beam's Spark state
+   * codes a bucket's whole state on every call of the pairing, so the pairing's cost per event
+   * follows the entries per bucket: four times the default bucket count codes a quarter of the
+   * entries, and the runner's per-key work each batch (a marker per key through the DoFn) stays
+   * small beside it (bench/REPORT.md, "Where a Spark micro-batch's time goes").
+   */
+  public static final int STREAMING_BUCKETS = 4096;
+
   /** Beam's default {@code --storageLevel}. */
   static final String DEFAULT_STORAGE_LEVEL = "MEMORY_ONLY";
 
@@ -36,6 +49,49 @@ public final class SparkSupport implements RunnerSupport {
   @Override
   public boolean handles(PipelineOptions options) {
     return options.getRunner() != null && SparkRunner.class.isAssignableFrom(options.getRunner());
+  }
+
+  /**
+   * An unbounded Kafka read stays one split ({@link ReadKafka.Splits#ONE_SPLIT}): the runner takes
+   * the latest of a source's split watermarks, which would pass a partition that is behind. In
+   * streaming:
+   *
+   * <ul>
+   *   <li>{@value #STREAMING_BUCKETS} pairing buckets ({@link #STREAMING_BUCKETS}).
+   *   <li>A commit every micro-batch ({@link DeltaLakeIO#COMMIT_EACH_MICRO_BATCH}) unless {@code
+   *       --commitInterval} is given: the runner evaluates a commit trigger once per batch, so a
+   *       delay there commits the data of two or three batches in one, and the batch that carries
+   *       it does their pairing, payload fetches and verdict writes at once.
+   *   <li>With event-time expiry, raw_events committed every micro-batch whatever {@code
+   *       --commitInterval} says. The pairing judges lateness and expiry by the sources' watermark
+   *       as of the last completed micro-batch, and it receives an event only once raw_events has
+   *       committed it (the event's pointer names the commit). A commit held for a later batch
+   *       hands the pairing events whose own micro-batch has already moved that watermark, and
+   *       after a restart with a backlog one batch can move it past all of them. Committed in the
+   *       batch that read them, an event meets the watermark of the batches before its own, which
+   *       its partition's watermark cannot have passed. (On Flink and the DirectRunner the commit
+   *       step holds the watermark back until it has emitted, so any interval is safe there.)
+   *   <li>The parsed inputs as one collection: with ParseEvents' two outputs the runner persists
+   *       the parsed events to read each output back, a Java serialization and a decoding per
+   *       output of every event of every micro-batch. (A Spark streaming job restores the graph it
+   *       was started with from its checkpoint.)
+   *   <li>Event-time expiry by a polled watermark ({@link SparkWatermarkSource}): the runner
+   *       rejects event-time timers in streaming mode.
+   * </ul>
+   */
+  @Override
+  public RunnerProfile profile(PipelineOptions options, boolean streaming) {
+    RunnerProfile batch =
+        RunnerProfile.untuned(options).withKafkaSplits(ReadKafka.Splits.ONE_SPLIT);
+    if (!streaming) {
+      return batch;
+    }
+    return batch
+        .withPairingBuckets(STREAMING_BUCKETS)
+        .withCommitInterval(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH)
+        .withRawEventsCommitEachMicroBatch()
+        .withParsedInputsAsOneCollection()
+        .withPolledWatermark();
   }
 
   /** In batch: {@link #boundStorage}, {@link #boundSort}, {@link #streamReads}. */

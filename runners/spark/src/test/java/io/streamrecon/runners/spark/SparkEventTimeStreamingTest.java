@@ -10,7 +10,7 @@ import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
-import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -7,7 +7,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertThrows;
 
 import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.runner.JobIdentity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.beam.runners.spark.SparkPipelineOptions;

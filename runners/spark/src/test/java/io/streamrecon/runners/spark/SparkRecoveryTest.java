@@ -2,7 +2,7 @@ package io.streamrecon.runners.spark;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.pipeline.run.JobIdentity;
+import io.streamrecon.pipeline.runner.JobIdentity;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.Before;

@@ -5,13 +5,22 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.pipeline.run.RunnerSupport;
+import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.pipeline.FakeSparkSupport;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.io.ReadKafka;
+import io.streamrecon.pipeline.runner.RunnerProfile;
+import io.streamrecon.pipeline.runner.RunnerSupport;
+import io.streamrecon.transforms.pairing.PairEvents;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.runners.direct.DirectRunner;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.options.ExperimentalOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.joda.time.Duration;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
@@ -88,5 +97,56 @@ public class SparkSupportTest {
     assertEquals(
         List.of(SparkSupport.SDF_BOUNDED_OUTPUT, "other"),
         o.as(ExperimentalOptions.class).getExperiments());
+  }
+
+  /** Options of a run on the SparkRunner from two Kafka topics, plus {@code extra}. */
+  private static ReconcileOptions kafkaRun(String... extra) {
+    List<String> args =
+        new ArrayList<>(
+            List.of("--source=kafka://localhost:9092/a", "--target=kafka://localhost:9092/b"));
+    args.addAll(List.of(extra));
+    ReconcileOptions o =
+        PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).as(ReconcileOptions.class);
+    o.setRunner(SparkRunner.class);
+    return o;
+  }
+
+  @Test
+  public void streamingSettingsFollowTheSparkProfile() {
+    ReconcileSettings s = ReconcileSettings.from(kafkaRun());
+    assertEquals(SparkSupport.STREAMING_BUCKETS, s.pairingBuckets());
+    assertEquals(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH, s.commitInterval());
+    assertEquals(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH, s.rawCommitInterval());
+    assertTrue(s.runner().parsedInputsAsOneCollection());
+    assertTrue(s.runner().polledWatermark());
+    assertEquals(ReadKafka.Splits.ONE_SPLIT, s.runner().kafkaSplits());
+    assertEquals("SparkRunner", s.runner().runnerName());
+    assertFalse(s.runner().directRunner());
+
+    ReconcileSettings given = ReconcileSettings.from(kafkaRun("--commitInterval=2s"));
+    assertEquals(Duration.standardSeconds(2), given.commitInterval());
+    assertEquals(DeltaLakeIO.COMMIT_EACH_MICRO_BATCH, given.rawCommitInterval());
+  }
+
+  @Test
+  public void batchSettingsKeepTheOptionsDefaults() {
+    ReconcileSettings s = ReconcileSettings.from(kafkaRun("--kafkaMaxRecords=10"));
+    assertEquals(PairEvents.DEFAULT_BUCKETS, s.pairingBuckets());
+    assertEquals(Duration.standardSeconds(5), s.commitInterval());
+    assertEquals(Duration.standardSeconds(5), s.rawCommitInterval());
+    assertFalse(s.runner().parsedInputsAsOneCollection());
+    assertFalse(s.runner().polledWatermark());
+    assertEquals(ReadKafka.Splits.ONE_SPLIT, s.runner().kafkaSplits());
+  }
+
+  /** The pipeline module's tests check the Spark settings and graph with a stand-in support. */
+  @Test
+  public void thePipelineTestsStandInMakesTheSameChoices() {
+    ReconcileOptions o = kafkaRun();
+    for (boolean streaming : new boolean[] {true, false}) {
+      RunnerProfile real = new SparkSupport().profile(o, streaming);
+      RunnerProfile standIn = new FakeSparkSupport().profile(o, streaming);
+      assertEquals(real, standIn);
+    }
   }
 }

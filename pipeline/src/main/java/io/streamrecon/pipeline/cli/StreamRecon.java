@@ -4,6 +4,7 @@ import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.metrics.PrometheusTextFile;
 import io.streamrecon.pipeline.run.FailOnRules;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
@@ -156,6 +157,7 @@ public final class StreamRecon implements Callable<Integer> {
         // A file left by an earlier run must not pass for this run's if this one fails.
         deleteSummaryFile(summaryFile);
       }
+      Path metricsFile = PrometheusTextFile.parse(opts.getMetricsTextFile());
       ReconcileRun.Outcome outcome = ReconcileRun.run(opts);
       PipelineResult.State state = outcome.result().getState();
       Summary summary = outcome.summary();
@@ -176,6 +178,14 @@ public final class StreamRecon implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
           throw new Failure(
               "cannot write --summaryJson=" + summaryFile + " (" + e.getMessage() + ")", e);
+        }
+      }
+      if (metricsFile != null) {
+        try {
+          PrometheusTextFile.write(metricsFile, outcome.result().metrics().allMetrics());
+        } catch (IOException | RuntimeException e) {
+          throw new Failure(
+              "cannot write --metricsTextFile=" + metricsFile + " (" + e.getMessage() + ")", e);
         }
       }
       return code;

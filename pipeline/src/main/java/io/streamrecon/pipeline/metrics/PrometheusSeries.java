@@ -42,6 +42,13 @@ public final class PrometheusSeries {
   private static final Pattern LABELLED = Pattern.compile("([^{]+)\\{(.*)}");
   private static final Pattern SIDE_SUFFIX = sideSuffix();
 
+  /**
+   * Counters exported from the start, at zero until counted: Beam reports a counter only once it
+   * was incremented, and a series born at 1 shows no increase, so the first dead letter or
+   * mismatch of a run would never move a rate or fire an alert.
+   */
+  private static final List<MetricName> ALWAYS = always();
+
   private PrometheusSeries() {}
 
   /** Kinds of series, as the exposition format's {@code # TYPE} line names them. */
@@ -88,6 +95,9 @@ public final class PrometheusSeries {
     }
     List<Sample> out = new ArrayList<>();
     long withinTolerance = counters.getOrDefault(own(Diff.MATCH_WITHIN_TOLERANCE), 0L);
+    for (MetricName always : ALWAYS) {
+      counters.putIfAbsent(always, 0L);
+    }
     counters.forEach((name, value) -> out.add(counter(name, value, withinTolerance)));
     gauges.forEach((name, value) -> out.add(gauge(name, value.getValue())));
     distributions.forEach((name, value) -> out.addAll(summary(name, value)));
@@ -275,6 +285,26 @@ public final class PrometheusSeries {
   private static int compare(MetricName a, MetricName b) {
     int c = a.getNamespace().compareTo(b.getNamespace());
     return c != 0 ? c : a.getName().compareTo(b.getName());
+  }
+
+  private static List<MetricName> always() {
+    List<MetricName> names = new ArrayList<>();
+    for (Side side : Side.values()) {
+      names.add(own(MetricNames.input(side)));
+      names.add(own(MetricNames.deadLetters(side)));
+    }
+    for (String name :
+        List.of(
+            PairEvents.METRIC_MATCH,
+            PairEvents.METRIC_MISMATCH,
+            PairEvents.METRIC_MISSING_IN_TARGET,
+            PairEvents.METRIC_MISSING_IN_SOURCE,
+            PairEvents.METRIC_LATE,
+            PairEvents.METRIC_ENTRIES_OPENED,
+            PairEvents.METRIC_ENTRIES_CLOSED)) {
+      names.add(own(name));
+    }
+    return List.copyOf(names);
   }
 
   private static Pattern sideSuffix() {

@@ -69,6 +69,20 @@ public class PrometheusSeriesTest {
   }
 
   @Test
+  public void theSeriesAlertsWatchExistAtZeroBeforeTheFirstCount() {
+    counter(PairEvents.METRIC_MATCH, 4);
+
+    String text = render();
+
+    assertThat(text, containsString("streamrecon_dead_letters_total{side=\"source\"} 0\n"));
+    assertThat(text, containsString("streamrecon_dead_letters_total{side=\"target\"} 0\n"));
+    assertThat(text, containsString("streamrecon_verdicts_total{status=\"mismatch\"} 0\n"));
+    assertThat(text, containsString("streamrecon_verdicts_total{status=\"match\"} 4\n"));
+    assertThat(text, containsString("streamrecon_input_records_total{side=\"target\"} 0\n"));
+    assertThat(text, containsString("streamrecon_entries_closed_total 0\n"));
+  }
+
+  @Test
   public void oneMetricKeptByTwoStepsIsOneSeries() {
     counter("ReadSource", MetricNames.NAMESPACE, MetricNames.input(Side.SOURCE), 4);
     counter("ReadAgain", MetricNames.NAMESPACE, MetricNames.input(Side.SOURCE), 6);

@@ -90,7 +90,8 @@ public class PrometheusSeriesTest {
     String text = render();
 
     assertThat(text, containsString("streamrecon_input_records_total{side=\"source\"} 10\n"));
-    assertEquals(1, text.split("streamrecon_input_records_total\\{", -1).length - 1);
+    assertEquals(
+        1, text.split("streamrecon_input_records_total\\{side=\"source\"}", -1).length - 1);
   }
 
   @Test

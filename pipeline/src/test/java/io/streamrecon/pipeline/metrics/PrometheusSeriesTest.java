@@ -190,6 +190,50 @@ public class PrometheusSeriesTest {
   }
 
   @Test
+  public void everyMappedSeriesIsInTheMetricTableOfTheDocs() throws java.io.IOException {
+    for (String name : io.streamrecon.pipeline.run.Summary.counterNames()) {
+      counter(name, 1);
+    }
+    for (String name :
+        List.of(
+            PairEvents.METRIC_ENTRIES_OPENED,
+            PairEvents.METRIC_ENTRIES_CLOSED,
+            "deltalake_commits",
+            "lookup_rows_read",
+            "lookup_file_opens",
+            MetricNames.rowsCommitted("deltas"))) {
+      counter(name, 1);
+    }
+    for (String base : List.of(MetricNames.KAFKA_RECORDS_BEHIND, MetricNames.KAFKA_WATERMARK_MILLIS)) {
+      gauges.add(
+          MetricResult.attempted(
+              MetricKey.create(
+                  "read",
+                  MetricName.named(
+                      MetricNames.NAMESPACE, MetricNames.labelled(base, "side", "source"))),
+              GaugeResult.create(1, Instant.now())));
+    }
+    distributions.add(
+        MetricResult.attempted(
+            MetricKey.create(
+                "commit",
+                MetricName.named(MetricNames.NAMESPACE, MetricNames.commitMillis("deltas"))),
+            DistributionResult.create(1, 1, 1, 1)));
+
+    java.util.Set<String> families = new java.util.TreeSet<>();
+    for (PrometheusSeries.Sample sample :
+        PrometheusSeries.samples(
+            MetricQueryResults.create(
+                counters, distributions, gauges, List.of(), List.of(), List.of()))) {
+      if (!sample.family().startsWith(PrometheusSeries.UNMAPPED_PREFIX)) {
+        families.add(sample.family());
+      }
+    }
+    families.removeAll(AlertRulesTest.documentedSeries());
+    assertEquals("series docs/operations.md does not list", java.util.Set.of(), families);
+  }
+
+  @Test
   public void everyLineIsValidExpositionFormat() {
     counter(MetricNames.input(Side.SOURCE), 1);
     counter("step", "9 odd/namespace\"", "a name-with.dots", 2);

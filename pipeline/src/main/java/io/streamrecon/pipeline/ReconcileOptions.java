@@ -269,6 +269,15 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setSummaryJson(String value);
 
+  @Description(
+      "A local file ending in .prom the run's final metrics are written to, in Prometheus' text"
+          + " format, when the run ends: for the node exporter's textfile collector, as a batch"
+          + " run leaves nothing to scrape (docs/operations.md, Watching a job); empty for none")
+  @Default.String("")
+  String getMetricsTextFile();
+
+  void setMetricsTextFile(String value);
+
   /** {@code run-<UTC start time>-<random>}: unique enough to tell runs apart in the tables. */
   class RunIdFactory implements DefaultValueFactory<String> {
     private static final DateTimeFormatter FORMAT =

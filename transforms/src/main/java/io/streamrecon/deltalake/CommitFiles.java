@@ -1,6 +1,7 @@
 package io.streamrecon.deltalake;
 
 import io.streamrecon.model.EventRef;
+import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>Replays are harmless by content ({@link DeltaLakeCommitter}): rows this writer stored before
  * are not stored again and are counted ({@code deltalake_copies_recognised_<table>}); for
  * raw_events their pointers name the stored copy. The pane index is only recorded with the commit.
+ * Each commit's duration and the rows it added are kept per table ({@link
+ * MetricNames#commitMillis}, {@link MetricNames#rowsCommitted}).
  */
 final class CommitFiles {
   private CommitFiles() {}
@@ -62,9 +65,14 @@ final class CommitFiles {
 
   static DeltaLakeCommitter.CommitResult commit(
       DeltaLakeCommitter committer, String appId, PaneInfo pane, List<DataFile> files, String table) {
+    long started = System.nanoTime();
     DeltaLakeCommitter.CommitResult outcome =
         committer.commit(appId, pane.getIndex(), files, pane.isLast());
+    Metrics.distribution(DeltaLakeIO.NAMESPACE, MetricNames.commitMillis(table))
+        .update((System.nanoTime() - started) / 1_000_000);
     (outcome.alreadyCommitted() ? REPLAYED : COMMITS).inc();
+    Metrics.counter(DeltaLakeIO.NAMESPACE, MetricNames.rowsCommitted(table))
+        .inc(outcome.committedRows());
     if (!outcome.recognised().isEmpty()) {
       Metrics.counter(DeltaLakeIO.NAMESPACE, recognisedCounterName(table))
           .inc(outcome.recognised().size());

@@ -44,10 +44,11 @@ final class ReplayCommand implements Callable<Integer> {
           "autoCompactFiles");
 
   /**
-   * Options of {@code run} that gate a run on its summary: a replay prints its own report of what
-   * changed, not a run's summary, so they would be ignored there.
+   * Options of {@code run} that gate or export a run on its summary and metrics: a replay prints
+   * its own report of what changed, not a run's summary, so they would be ignored there.
    */
-  private static final Set<String> RUN_GATE_OPTIONS = Set.of("failOn", "summaryJson");
+  private static final Set<String> RUN_GATE_OPTIONS =
+      Set.of("failOn", "summaryJson", "metricsTextFile");
 
   /** Options the replay reads itself; all others go to Beam as options of {@code run}. */
   private static final Set<String> SELECTION = Set.of("runId", "since", "until", "naturalId");

@@ -8,6 +8,7 @@ import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.FailOnRules;
+import io.streamrecon.pipeline.metrics.PrometheusTextFile;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.samples.RulesSample;
@@ -159,6 +160,7 @@ public final class StreamRecon implements Callable<Integer> {
         // A file left by an earlier run must not pass for this run's if this one fails.
         deleteSummaryFile(summaryFile);
       }
+      Path metricsFile = PrometheusTextFile.parse(opts.getMetricsTextFile());
       ReconcileRun.FinishedRun finished = ReconcileRun.run(opts, settings);
       PipelineResult.State state = finished.result().getState();
       Summary summary = finished.summary();
@@ -179,6 +181,14 @@ public final class StreamRecon implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
           throw new Failure(
               "cannot write --summaryJson=" + summaryFile + " (" + e.getMessage() + ")", e);
+        }
+      }
+      if (metricsFile != null) {
+        try {
+          PrometheusTextFile.write(metricsFile, finished.result().metrics().allMetrics());
+        } catch (IOException | RuntimeException e) {
+          throw new Failure(
+              "cannot write --metricsTextFile=" + metricsFile + " (" + e.getMessage() + ")", e);
         }
       }
       return code;

@@ -253,8 +253,10 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
             .withValueDeserializerAndCoder(ByteArrayDeserializer.class, NULLABLE_BYTES)
             .withConsumerConfigUpdates(config)
             .withTimestampPolicyFactory(
-                new PayloadTimestampPolicy.Factory(
-                    timeField, maxOutOfOrderness, idleAfter, appendLag))
+                new MeteredTimestampPolicy.Factory(
+                    new PayloadTimestampPolicy.Factory(
+                        timeField, maxOutOfOrderness, idleAfter, appendLag),
+                    side))
             .commitOffsetsInFinalize();
     if (readCommitted) {
       read = read.withReadCommitted();

@@ -243,13 +243,15 @@ public class PayloadTimestampPolicyTest {
     // --targetLag=6h, as the pipeline passes it to the target's read.
     PayloadTimestampPolicy p =
         (PayloadTimestampPolicy)
-            ReadKafka.of(Side.TARGET, InputSpec.parse("target", "kafka://127.0.0.1:9/t"))
-                .withTimeField("/t")
-                .withMaxOutOfOrderness(BOUND)
-                .withAppendLag(sixHours)
-                .kafkaRead()
-                .getTimestampPolicyFactory()
-                .createTimestampPolicy(new TopicPartition("t", 0), Optional.empty());
+            ((MeteredTimestampPolicy)
+                    ReadKafka.of(Side.TARGET, InputSpec.parse("target", "kafka://127.0.0.1:9/t"))
+                        .withTimeField("/t")
+                        .withMaxOutOfOrderness(BOUND)
+                        .withAppendLag(sixHours)
+                        .kafkaRead()
+                        .getTimestampPolicyFactory()
+                        .createTimestampPolicy(new TopicPartition("t", 0), Optional.empty()))
+                .policy();
     Instant start = NOW.minus(IDLE);
     assertEquals(BoundedWindow.TIMESTAMP_MIN_VALUE, p.watermark(0, start, start));
     assertEquals(NOW.minus(sixHours).minus(BOUND), idleUntilNow(p));

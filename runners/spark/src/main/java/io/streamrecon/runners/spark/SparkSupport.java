@@ -94,9 +94,13 @@ public final class SparkSupport implements RunnerSupport {
         .withPolledWatermark();
   }
 
-  /** In batch: {@link #boundStorage}, {@link #boundSort}, {@link #streamReads}. */
+  /**
+   * Metrics for Prometheus ({@link SparkPrometheus}); in batch also {@link #boundStorage}, {@link
+   * #boundSort}, {@link #streamReads}.
+   */
   @Override
   public void tune(PipelineOptions options) {
+    SparkPrometheus.exportByDefault();
     if (options.as(StreamingOptions.class).isStreaming()) {
       return;
     }

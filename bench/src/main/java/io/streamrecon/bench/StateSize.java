@@ -1,11 +1,13 @@
 package io.streamrecon.bench;
 
+import io.streamrecon.model.ModelBytes;
+
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.RawInput;
@@ -67,7 +69,7 @@ record StateSize(long events, double keyBytes, double pointerStateBytes, double 
             Pointer p = new Pointer(17 + row / 5000, dataFile, row % 5000, side, e.naturalId(), e.sha256());
             EventRef ref = new EventRef(side, e.naturalId(), e.eventTime(), e.sha256(), p);
             buf.reset();
-            ModelCoders.writeString(e.naturalId(), buf);
+            ModelBytes.writeString(e.naturalId(), buf);
             int k = buf.size();
             ModelCoders.EventRefCoder.encodeWithoutKey(ref, buf);
             int ptr = buf.size();

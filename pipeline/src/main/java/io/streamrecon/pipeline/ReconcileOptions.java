@@ -1,6 +1,6 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.run.Warehouse;
 import io.streamrecon.transforms.PairEvents;

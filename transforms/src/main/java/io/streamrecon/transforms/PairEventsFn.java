@@ -2,7 +2,7 @@ package io.streamrecon.transforms;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Verdict;
 import java.util.ArrayList;
 import java.util.Comparator;

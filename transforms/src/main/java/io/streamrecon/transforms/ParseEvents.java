@@ -7,7 +7,6 @@ import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.RawInput;
 import java.util.List;

@@ -6,7 +6,7 @@ import static io.streamrecon.transforms.PairFixtures.src;
 import static io.streamrecon.transforms.PairFixtures.tgt;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.coders.KvCoder;

@@ -14,8 +14,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
-import io.streamrecon.model.Status;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Verdict;
 import java.util.ArrayList;
 import java.util.HashSet;

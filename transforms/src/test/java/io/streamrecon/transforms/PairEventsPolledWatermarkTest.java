@@ -10,7 +10,7 @@ import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
 import java.util.Map;

@@ -14,7 +14,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
 import org.apache.beam.sdk.PipelineResult;

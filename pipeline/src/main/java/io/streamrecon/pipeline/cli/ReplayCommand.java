@@ -1,12 +1,13 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.deltalake.WarehouseTables;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.VerdictScan;
 import io.streamrecon.deltalake.WarehouseIds;
-import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.ReconcilePipeline;
@@ -17,7 +18,7 @@ import io.streamrecon.pipeline.run.Summary;
 import io.streamrecon.pipeline.run.Warehouse;
 import io.streamrecon.transforms.Diff;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.StoredEvent;
 import io.streamrecon.transforms.RehashEvents;
@@ -84,9 +85,9 @@ final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ReplaySettings r = ReplaySettings.parse(options);
-    Warehouse.of(r.run().warehouse()).requireTable(DeltaLakeIO.RAW_EVENTS);
+    Warehouse.of(r.run().warehouse()).requireTable(WarehouseTables.RAW_EVENTS);
     // A replay appends to deltas: only to a table streamrecon wrote.
-    Warehouse.of(r.run().warehouse()).requireOwnTables(DeltaLakeIO.TABLES);
+    Warehouse.of(r.run().warehouse()).requireOwnTables(WarehouseTables.TABLES);
     ReconcileRun.skipDirectRunnerChecks(r.options());
     Outcome outcome = run(r);
     System.out.print(outcome.format());

@@ -1,6 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
+
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
@@ -138,7 +139,7 @@ record ReplaySettings(
     }
     String warehouse = options.getWarehouse();
     String rawEvents =
-        warehouse == null ? DeltaLakeIO.RAW_EVENTS : warehouse + "/" + DeltaLakeIO.RAW_EVENTS;
+        warehouse == null ? WarehouseTables.RAW_EVENTS : warehouse + "/" + WarehouseTables.RAW_EVENTS;
     options.setSource(rawEvents);
     options.setTarget(rawEvents);
     options.setRunId(replayId);

@@ -2,7 +2,7 @@ package io.streamrecon.pipeline.io;
 
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;

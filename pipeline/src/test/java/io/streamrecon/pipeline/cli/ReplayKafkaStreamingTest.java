@@ -1,9 +1,10 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.deltalake.WarehouseTables;
+
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.pipeline.ReconcileOptions;
@@ -125,8 +126,8 @@ public class ReplayKafkaStreamingTest {
   }
 
   private static long storedRows(Path wh) {
-    return tableHas(wh, DeltaLakeIO.RAW_EVENTS)
-        ? DeltaLakeTables.readRows(wh.toString(), DeltaLakeIO.RAW_EVENTS).size()
+    return tableHas(wh, WarehouseTables.RAW_EVENTS)
+        ? DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).size()
         : 0;
   }
 

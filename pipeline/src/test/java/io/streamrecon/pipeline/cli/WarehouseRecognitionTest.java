@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
+import io.streamrecon.deltalake.WarehouseTables;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -8,7 +10,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseOwnership;
 import java.nio.file.Files;
@@ -33,7 +34,7 @@ import org.junit.rules.TemporaryFolder;
  */
 public class WarehouseRecognitionTest {
   private static final Path RELEASE =
-      Paths.get("../transforms/src/test/resources/warehouses/release-0.1.0");
+      Paths.get("../storage/src/test/resources/warehouses/release-0.1.0");
   private static final String EVENT =
       "{\"id\":\"o-1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"amount\":1}\n";
   private static final FileTime TWO_DAYS_AGO =
@@ -170,7 +171,7 @@ public class WarehouseRecognitionTest {
     assertEquals(r.err(), 0, r.code());
     assertTrue(Files.isRegularFile(release.resolve(WarehouseOwnership.MARKER)));
     assertThat(
-        DeltaLakeTables.tableVersion(release.toString(), DeltaLakeIO.RAW_EVENTS), greaterThan(0L));
+        DeltaLakeTables.tableVersion(release.toString(), WarehouseTables.RAW_EVENTS), greaterThan(0L));
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.streamrecon.pipeline.hdfs;
 
+import io.streamrecon.deltalake.WarehouseTables;
+
 import static io.streamrecon.pipeline.testing.WarehouseCommands.assertCompactAndVacuumKeepRows;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.assertReadsBackAsLocal;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.cli;
@@ -11,7 +13,6 @@ import static org.junit.Assert.assertTrue;
 
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.delta.storage.HDFSLogStore;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.ChildProcesses;
@@ -223,7 +224,7 @@ public class HdfsWarehouseTest {
   }
 
   private static void assertRowsOnce(String warehouse, Map<String, Integer> rowsPerApp) {
-    List<Map<String, Object>> stored = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
+    List<Map<String, Object>> stored = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     Map<String, Integer> perApp = new TreeMap<>();
     List<String> origins = new ArrayList<>();
     for (Map<String, Object> r : stored) {
@@ -263,7 +264,7 @@ public class HdfsWarehouseTest {
   }
 
   private static org.apache.hadoop.fs.Path logDir(String warehouse) {
-    return new org.apache.hadoop.fs.Path(warehouse + "/" + DeltaLakeIO.RAW_EVENTS + "/_delta_log");
+    return new org.apache.hadoop.fs.Path(warehouse + "/" + WarehouseTables.RAW_EVENTS + "/_delta_log");
   }
 
   /** The versions of the log's commit files, in order. */

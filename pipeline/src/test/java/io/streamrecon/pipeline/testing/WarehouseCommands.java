@@ -1,12 +1,13 @@
 package io.streamrecon.pipeline.testing;
 
+import io.streamrecon.deltalake.WarehouseTables;
+
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 
 import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.pipeline.cli.StreamRecon;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import org.apache.hadoop.fs.FileSystem;
 import java.io.ByteArrayOutputStream;
@@ -67,8 +68,8 @@ public final class WarehouseCommands {
         scenario.generator().badLines(),
         cli("show", "dead-letters", "--warehouse=" + remote).lines().count());
     assertEquals(
-        DeltaLakeTables.readRows(local, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+        DeltaLakeTables.readRows(local, WarehouseTables.RAW_EVENTS).size(),
+        DeltaLakeTables.readRows(remote, WarehouseTables.RAW_EVENTS).size());
 
     String copy = scratch.resolve("copy-of-remote").toString();
     remoteFs.copyToLocalFile(false, new org.apache.hadoop.fs.Path(remote),
@@ -106,8 +107,8 @@ public final class WarehouseCommands {
         deltasBefore.lines().sorted().toList(),
         cli("show", "deltas", "--warehouse=" + remote).lines().sorted().toList());
     assertEquals(
-        DeltaLakeTables.readRows(copy, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+        DeltaLakeTables.readRows(copy, WarehouseTables.RAW_EVENTS).size(),
+        DeltaLakeTables.readRows(remote, WarehouseTables.RAW_EVENTS).size());
   }
 
   /** A report page without its location and the time it was made. */

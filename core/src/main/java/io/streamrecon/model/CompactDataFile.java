@@ -6,7 +6,7 @@ import java.time.LocalDate;
 /**
  * A {@code raw_events} data file path of the shape the writers give it, {@code
  * side=<SOURCE|TARGET>/event_date=<yyyy-mm-dd>/part-<uuid>.snappy.parquet}, held as side, day and
- * UUID bits so that {@link ModelCoders#writeDataFile} stores it in 26 bytes or fewer. Parsed and
+ * UUID bits so that {@link ModelBytes#writeDataFile} stores it in 26 bytes or fewer. Parsed and
  * printed by hand: on Spark streaming every pointer of a pairing bucket is coded each time the
  * bucket is stored, and a regex with {@link LocalDate#parse} and {@link java.util.UUID#fromString}
  * there was a large share of the pairing's time.

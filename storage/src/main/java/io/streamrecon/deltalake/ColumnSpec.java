@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One column of a Delta Lake table written by {@link DeltaLakeIO}: its name, type, how to get its
+ * One column of a Delta Lake table written by {@code DeltaLakeIO}: its name, type, how to get its
  * value from a record, and whether it is a partition column or carries per-file statistics. One
  * definition drives the Delta schema, the Parquet schema, the Parquet writer, the statistics and
  * the reader, so the four can never disagree.

@@ -29,7 +29,7 @@ import org.joda.time.Instant;
  *
  * <p>Not thread-safe; one per DoFn instance and bundle.
  */
-public final class DataFileWriter<T> implements AutoCloseable {
+final class DataFileWriter<T> implements AutoCloseable {
 
   /** A file is rolled once it grows past this, so a long batch bundle never makes a huge file. */
   static final long MAX_FILE_BYTES = 256L << 20;

@@ -3,7 +3,7 @@ package io.streamrecon.deltalake;
 import java.util.Objects;
 
 /**
- * One commit made by a {@link DeltaLakeIO} writer: the table, the table version it created (or
+ * One commit made by a {@code DeltaLakeIO} writer: the table, the table version it created (or
  * that holds the batch's rows, when {@code replayed}), the writer ({@code appId} of its {@code
  * SetTransaction}), the pane index ({@code txnVersion}) and what it added.
  *

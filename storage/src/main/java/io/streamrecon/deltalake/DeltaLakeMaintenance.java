@@ -214,7 +214,7 @@ public final class DeltaLakeMaintenance {
 
   /**
    * Erases natural ids from every table of {@code warehouse} (docs/design.md#erasure), one commit
-   * per table that held something of them, in the order of {@link DeltaLakeIO#TABLES}. Rows
+   * per table that held something of them, in the order of {@link WarehouseTables#TABLES}. Rows
    * another engine deleted with a deletion vector stay deleted in the rewritten files.
    *
    * @param keyFields the run's key fields, to read the natural id of a dead letter's raw input

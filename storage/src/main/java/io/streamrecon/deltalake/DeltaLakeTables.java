@@ -32,7 +32,7 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.joda.time.Instant;
 
 /**
- * A plain reader of the tables {@link DeltaLakeIO} writes, for the command line and tests: reads
+ * A plain reader of the tables {@code DeltaLakeIO} writes, for the command line and tests: reads
  * the current snapshot ({@link DeltaLakeSnapshot}) and its Parquet files, and maps rows back to
  * column values or to the model records. Not meant for large tables (it holds the result in
  * memory); query those with Spark or another Delta reader.

@@ -18,7 +18,7 @@ import org.apache.parquet.io.api.Binary;
 import org.joda.time.Instant;
 
 /**
- * Which stored events a {@link ReadRawEvents} selects: runs, a half-open event-time window and
+ * Which stored events a {@code ReadRawEvents} selects: runs, a half-open event-time window and
  * natural ids, each optional, all of them together. Decides which data files can hold a selected
  * row (by the {@code event_date} partition and the files' min/max statistics, which never exclude
  * a file they cannot vouch for) and which rows are selected.

@@ -45,14 +45,13 @@ import org.joda.time.Instant;
 
 /**
  * Explicit, deterministic coders for every model record. Each encodes its fields in declaration
- * order with a presence byte for nullable fields; hashes that are 64 lower-case hex digits are
- * packed into 32 bytes and data file paths written by {@code DeltaLakeIO} into 16 bytes plus the
- * partition date, so that pairing state stays small (docs/design.md#pairing: metadata only).
+ * order in the byte forms of {@link io.streamrecon.model.ModelBytes}: a presence byte for nullable
+ * fields; hashes that are 64 lower-case hex digits are packed into 32 bytes and data file paths
+ * written by {@code DeltaLakeIO} into 16 bytes plus the partition date, so that pairing state stays
+ * small (docs/design.md#pairing: metadata only).
  */
 public final class ModelCoders {
   private ModelCoders() {}
-
-  // ---------------------------------------------------------------- record coders
 
   /** Coder for {@link Origin}. */
   public static final class OriginCoder extends AtomicCoder<Origin> {

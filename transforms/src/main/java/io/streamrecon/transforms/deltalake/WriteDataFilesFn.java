@@ -2,7 +2,6 @@ package io.streamrecon.transforms.deltalake;
 
 import io.streamrecon.deltalake.BundleFileWriter;
 import io.streamrecon.deltalake.DataFile;
-import io.streamrecon.deltalake.DataFileWriter;
 import io.streamrecon.deltalake.WarehouseTables;
 
 import io.streamrecon.model.DeadLetter;
@@ -19,7 +18,7 @@ import org.joda.time.Instant;
 
 /**
  * Stage 1 of a {@link DeltaLakeIO} write: writes the elements of a bundle into Parquet files (one
- * per partition directory, rolled at {@link DataFileWriter#MAX_FILE_BYTES}) and, when the bundle
+ * per partition directory, rolled at {@code DataFileWriter.MAX_FILE_BYTES}) and, when the bundle
  * finishes, emits one {@link DataFile} per file, timestamped with the earliest element in it so
  * that the downstream grouping holds the watermark there until the file is committed.
  *

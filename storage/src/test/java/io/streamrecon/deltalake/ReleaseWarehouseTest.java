@@ -31,7 +31,11 @@ import org.junit.rules.TemporaryFolder;
  * path.
  */
 public class ReleaseWarehouseTest {
-  static final Path RELEASE = Paths.get("src/test/resources/warehouses/release-0.1.0");
+  /**
+   * The release's warehouse in this module's test resources, found from the storage module or a
+   * module beside it (the Beam IO's tests in transforms append to it too).
+   */
+  static final Path RELEASE = releaseDirectory();
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -40,6 +44,11 @@ public class ReleaseWarehouseTest {
   @Before
   public void copyRelease() throws Exception {
     warehouse = copy(tmp.newFolder("wh").toPath());
+  }
+
+  private static Path releaseDirectory() {
+    Path inModule = Paths.get("src/test/resources/warehouses/release-0.1.0");
+    return Files.isDirectory(inModule) ? inModule : Paths.get("../storage").resolve(inModule);
   }
 
   /** Copies the release's three tables (not the inputs beside them) into {@code dir}. */

@@ -1,15 +1,14 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.StoredPayload;
+import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,10 +1,9 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.files.LocalFiles;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.ParseConfig;

@@ -1,8 +1,7 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.bench.deltalake.SyntheticDeltas;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

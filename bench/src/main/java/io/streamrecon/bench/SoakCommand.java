@@ -1,17 +1,15 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
-import io.streamrecon.pipeline.ReconcileSettings;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.bench.deltalake.DataFileCommits;
 import io.streamrecon.bench.deltalake.TableRows;
 import io.streamrecon.deltalake.DeltaLakeTables.StoredDeltaRecord;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.DurationParser;
+import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import java.io.IOException;

@@ -1,18 +1,17 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.model.ModelBytes;
-
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.model.ModelBytes;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.io.LineReader;
+import io.streamrecon.transforms.ModelCoders;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,9 +1,9 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.run.Warehouse;
 import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;

@@ -1,20 +1,20 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.ReadJsonLines;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.transforms.Diff;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.transforms.PairEvents;
-import io.streamrecon.transforms.WatermarkSource;
 import io.streamrecon.transforms.ParseEvents;
 import io.streamrecon.transforms.RecordVerdicts;
+import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.transforms.Flatten;

@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.ParseConfig;
@@ -12,6 +11,7 @@ import io.streamrecon.pipeline.run.FailOnRules;
 import io.streamrecon.pipeline.run.RunnerSupport;
 import io.streamrecon.pipeline.run.Runners;
 import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

@@ -1,9 +1,5 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
-import io.streamrecon.model.Side;
-
-import io.streamrecon.transforms.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.startsWith;
@@ -13,6 +9,9 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.model.Side;
+import io.streamrecon.transforms.PairEvents;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,7 +1,6 @@
 package io.streamrecon.deltalake;
 
 import io.streamrecon.model.ModelBytes;
-
 import java.io.BufferedInputStream;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

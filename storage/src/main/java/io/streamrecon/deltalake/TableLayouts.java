@@ -1,7 +1,5 @@
 package io.streamrecon.deltalake;
 
-import io.streamrecon.model.ModelBytes;
-
 import static io.streamrecon.deltalake.ColumnSpec.Kind.DATE;
 import static io.streamrecon.deltalake.ColumnSpec.Kind.INT;
 import static io.streamrecon.deltalake.ColumnSpec.Kind.LONG;
@@ -13,6 +11,7 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.LateEvent;
+import io.streamrecon.model.ModelBytes;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Pointer;
 import java.nio.ByteBuffer;

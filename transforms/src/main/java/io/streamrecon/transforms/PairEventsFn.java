@@ -2,8 +2,8 @@ package io.streamrecon.transforms;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,8 +1,7 @@
 package io.streamrecon.transforms;
 
-import io.streamrecon.model.ModelBytes;
-
 import io.streamrecon.model.EventRef;
+import io.streamrecon.model.ModelBytes;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import java.io.IOException;

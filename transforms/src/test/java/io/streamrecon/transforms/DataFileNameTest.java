@@ -1,12 +1,11 @@
 package io.streamrecon.transforms;
 
-import io.streamrecon.model.DataFileName;
-import io.streamrecon.model.ModelBytes;
-
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.model.DataFileName;
+import io.streamrecon.model.ModelBytes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.util.UUID;

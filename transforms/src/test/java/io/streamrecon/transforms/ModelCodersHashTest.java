@@ -1,9 +1,8 @@
 package io.streamrecon.transforms;
 
-import io.streamrecon.model.ModelBytes;
-
 import static org.junit.Assert.assertEquals;
 
+import io.streamrecon.model.ModelBytes;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -10,9 +10,9 @@ import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.testing.PAssert;

@@ -13,11 +13,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.transforms.ModelCoders.EventRefCoder;
-import io.streamrecon.transforms.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.VerdictCoder;
 import io.streamrecon.transforms.PairFixtures.Key;
 import java.util.ArrayList;
 import java.util.Collections;

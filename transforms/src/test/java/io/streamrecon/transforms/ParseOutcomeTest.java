@@ -1,13 +1,13 @@
 package io.streamrecon.transforms;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.Side;
-import static org.junit.Assert.assertEquals;
-import static org.junit.Assert.assertThrows;
-
 import java.nio.charset.StandardCharsets;
 import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.testing.CoderProperties;

@@ -1,13 +1,12 @@
 package io.streamrecon.bench.deltalake;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
-import io.streamrecon.transforms.ModelCoders.EventCoder;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

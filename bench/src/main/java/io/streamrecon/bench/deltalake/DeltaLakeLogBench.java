@@ -1,7 +1,5 @@
 package io.streamrecon.bench.deltalake;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.kernel.Operation;
@@ -20,9 +18,10 @@ import io.delta.kernel.utils.CloseableIterable;
 import io.streamrecon.deltalake.DeltaLakeAppender;
 import io.streamrecon.deltalake.DeltaLakeEngine;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DataFileName;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;

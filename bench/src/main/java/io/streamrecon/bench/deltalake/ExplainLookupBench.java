@@ -1,11 +1,10 @@
 package io.streamrecon.bench.deltalake;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.deltalake.DeltaLakeAppender;
 import io.streamrecon.deltalake.DeltaLakeLookup;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;

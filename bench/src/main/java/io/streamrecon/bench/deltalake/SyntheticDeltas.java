@@ -1,8 +1,7 @@
 package io.streamrecon.bench.deltalake;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.deltalake.DeltaLakeAppender;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;

@@ -1,12 +1,11 @@
 package io.streamrecon.bench.deltalake;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeAppender;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;

@@ -1,8 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.run.FailOnRules;

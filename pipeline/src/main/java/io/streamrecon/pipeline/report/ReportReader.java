@@ -1,9 +1,8 @@
 package io.streamrecon.pipeline.report;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.report.ReportData.DeadLetterGroup;
 import io.streamrecon.pipeline.report.ReportData.Diff;

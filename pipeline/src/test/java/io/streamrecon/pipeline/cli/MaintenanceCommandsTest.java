@@ -1,7 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
@@ -9,6 +7,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import java.io.File;
 import java.nio.file.Files;
 import java.util.HashSet;

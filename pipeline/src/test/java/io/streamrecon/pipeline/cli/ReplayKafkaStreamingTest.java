@@ -1,11 +1,10 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.run.ReconcileRun;

@@ -1,12 +1,8 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcileSettings;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.ParseConfig;
@@ -14,11 +10,15 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,18 +1,17 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
-import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.pipeline.run.Summary;
-import io.streamrecon.pipeline.samples.RulesSample;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.pipeline.samples.RulesSample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

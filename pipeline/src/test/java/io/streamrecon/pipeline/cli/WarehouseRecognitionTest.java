@@ -1,7 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -12,6 +10,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseOwnership;
+import io.streamrecon.deltalake.WarehouseTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;

@@ -1,11 +1,10 @@
 package io.streamrecon.pipeline.testing;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.fail;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.LateEvent;

@@ -1,10 +1,9 @@
 package io.streamrecon.pipeline.testing;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.deltalake.WarehouseTables;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;

@@ -1,15 +1,12 @@
 package io.streamrecon.pipeline.testing;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
-
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.deltalake.DeltaLakeTables;
-import org.apache.hadoop.fs.FileSystem;
+import io.streamrecon.deltalake.WarehouseTables;
+import io.streamrecon.pipeline.cli.StreamRecon;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
 
 /**
  * The {@code streamrecon} commands as the remote-warehouse tests run them in this JVM, and the

@@ -1,8 +1,7 @@
 package io.streamrecon.fuzz;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -9,7 +9,6 @@ import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.TableLayout;
 import io.streamrecon.deltalake.TableLayouts;
 import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.model.EventRef;
 import java.io.IOException;
 import java.util.ArrayList;

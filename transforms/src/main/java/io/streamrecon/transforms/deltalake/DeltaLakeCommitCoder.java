@@ -2,7 +2,6 @@ package io.streamrecon.transforms.deltalake;
 
 import io.streamrecon.deltalake.DeltaLakeCommit;
 import io.streamrecon.model.ModelBytes;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,5 +1,9 @@
 package io.streamrecon.transforms.deltalake;
 
+import static io.streamrecon.deltalake.WarehouseTables.DELTAS;
+import static io.streamrecon.deltalake.WarehouseTables.LATE_EVENTS;
+import static io.streamrecon.deltalake.WarehouseTables.RAW_EVENTS;
+
 import io.streamrecon.deltalake.CommittedRows;
 import io.streamrecon.deltalake.DataFile;
 import io.streamrecon.deltalake.DeltaLakeCommit;
@@ -9,26 +13,21 @@ import io.streamrecon.deltalake.RawEventsSelection;
 import io.streamrecon.deltalake.TableLayouts;
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.deltalake.WarehouseTables;
-
-import static io.streamrecon.deltalake.WarehouseTables.DELTAS;
-import static io.streamrecon.deltalake.WarehouseTables.LATE_EVENTS;
-import static io.streamrecon.deltalake.WarehouseTables.RAW_EVENTS;
-
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.transforms.ModelCoders.EventRefCoder;
-import io.streamrecon.transforms.ModelCoders.PayloadPairCoder;
-import io.streamrecon.transforms.ModelCoders.StoredPayloadCoder;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.ParseOutcome;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.StoredPayload;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.PayloadPairCoder;
+import io.streamrecon.transforms.ModelCoders.StoredPayloadCoder;
+import io.streamrecon.transforms.ModelCoders;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;

@@ -1,25 +1,24 @@
 package io.streamrecon.transforms.deltalake;
 
-import io.streamrecon.deltalake.ProjectingReadSupport;
 import io.streamrecon.deltalake.ColumnSpec;
 import io.streamrecon.deltalake.DataFileFormat;
 import io.streamrecon.deltalake.DeletedRows;
 import io.streamrecon.deltalake.DeltaLakeCommitter;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.DeletionVector;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.PayloadReader;
+import io.streamrecon.deltalake.ProjectingReadSupport;
 import io.streamrecon.deltalake.RawEventsSelection;
 import io.streamrecon.deltalake.TableLayouts;
 import io.streamrecon.deltalake.WarehouseTables;
-import io.streamrecon.model.ModelBytes;
-
-import io.streamrecon.deltalake.DeltaLakeSnapshot.DeletionVector;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.model.ModelBytes;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.StoredEvent;
+import io.streamrecon.transforms.ModelCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -3,7 +3,6 @@ package io.streamrecon.transforms.deltalake;
 import io.streamrecon.deltalake.BundleFileWriter;
 import io.streamrecon.deltalake.DataFile;
 import io.streamrecon.deltalake.WarehouseTables;
-
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.ParseOutcome;

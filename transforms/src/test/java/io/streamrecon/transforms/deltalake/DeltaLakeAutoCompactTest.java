@@ -1,15 +1,5 @@
 package io.streamrecon.transforms.deltalake;
 
-import io.streamrecon.deltalake.DeltaLakeCommitter;
-import io.streamrecon.deltalake.DeltaLakeCompaction;
-import io.streamrecon.deltalake.DeltaLakeEngine;
-import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.deltalake.RawEventsFixture;
-import io.streamrecon.deltalake.TableLayouts;
-import io.streamrecon.deltalake.TestEvents;
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -19,12 +9,21 @@ import static org.junit.Assert.assertThrows;
 
 import io.delta.standalone.DeltaLog;
 import io.delta.standalone.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeCommitter;
+import io.streamrecon.deltalake.DeltaLakeCompaction;
+import io.streamrecon.deltalake.DeltaLakeEngine;
+import io.streamrecon.deltalake.DeltaLakeMaintenance;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.RawEventsFixture;
+import io.streamrecon.deltalake.TableLayouts;
+import io.streamrecon.deltalake.TestEvents;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.transforms.ModelCoders.EventCoder;
-import io.streamrecon.transforms.ModelCoders.PointerCoder;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.StoredPayload;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
+import io.streamrecon.transforms.ModelCoders.PointerCoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

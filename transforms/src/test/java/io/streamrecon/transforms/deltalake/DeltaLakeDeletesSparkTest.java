@@ -1,36 +1,35 @@
 package io.streamrecon.transforms.deltalake;
 
-import io.streamrecon.deltalake.PayloadReaderTest;
-import io.streamrecon.deltalake.DeltaLakeLookup;
-import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeSnapshot;
-import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.deltalake.DeltaSpark;
-import io.streamrecon.deltalake.PayloadReader;
-import io.streamrecon.deltalake.RawEventsFixture;
-import io.streamrecon.deltalake.TestEvents;
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.deltalake.DeltaLakeLookup;
+import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.DeltaSpark;
+import io.streamrecon.deltalake.PayloadReader;
+import io.streamrecon.deltalake.PayloadReaderTest;
+import io.streamrecon.deltalake.RawEventsFixture;
+import io.streamrecon.deltalake.TestEvents;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.transforms.ModelCoders;
-import io.streamrecon.transforms.ModelCoders.EventCoder;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.StoredEvent;
 import io.streamrecon.model.Verdict;
 import io.streamrecon.transforms.Diff;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
+import io.streamrecon.transforms.ModelCoders;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;

@@ -1,13 +1,5 @@
 package io.streamrecon.transforms.deltalake;
 
-import io.streamrecon.deltalake.PayloadReaderTest;
-import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.deltalake.PayloadReader;
-import io.streamrecon.deltalake.RawEventsFixture;
-import io.streamrecon.deltalake.TableLayouts;
-import io.streamrecon.deltalake.TestEvents;
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -15,6 +7,13 @@ import static org.hamcrest.Matchers.lessThan;
 import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.PayloadReader;
+import io.streamrecon.deltalake.PayloadReaderTest;
+import io.streamrecon.deltalake.RawEventsFixture;
+import io.streamrecon.deltalake.TableLayouts;
+import io.streamrecon.deltalake.TestEvents;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
@@ -22,14 +21,14 @@ import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.transforms.ModelCoders.DeadLetterCoder;
-import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
-import io.streamrecon.transforms.ModelCoders.EventCoder;
-import io.streamrecon.transforms.ModelCoders.LateEventCoder;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.transforms.ModelCoders.DeadLetterCoder;
+import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
+import io.streamrecon.transforms.ModelCoders.LateEventCoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

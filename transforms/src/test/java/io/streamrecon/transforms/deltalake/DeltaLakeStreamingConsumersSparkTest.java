@@ -1,15 +1,5 @@
 package io.streamrecon.transforms.deltalake;
 
-import io.streamrecon.deltalake.DeltaLakeCommitter;
-import io.streamrecon.deltalake.DeltaLakeCompaction;
-import io.streamrecon.deltalake.DeltaLakeEngine;
-import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeSnapshot;
-import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.deltalake.DeltaSpark;
-import io.streamrecon.deltalake.TestEvents;
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
@@ -20,11 +10,20 @@ import static org.junit.Assert.assertTrue;
 import io.delta.kernel.Table;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.internal.actions.AddFile;
+import io.streamrecon.deltalake.DeltaLakeCommitter;
+import io.streamrecon.deltalake.DeltaLakeCompaction;
+import io.streamrecon.deltalake.DeltaLakeEngine;
+import io.streamrecon.deltalake.DeltaLakeMaintenance;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.DeltaSpark;
+import io.streamrecon.deltalake.TestEvents;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
-import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

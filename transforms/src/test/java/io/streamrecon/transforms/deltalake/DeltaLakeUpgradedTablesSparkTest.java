@@ -1,18 +1,5 @@
 package io.streamrecon.transforms.deltalake;
 
-import io.streamrecon.deltalake.ReleaseWarehouseTest;
-import io.streamrecon.deltalake.DataFile;
-import io.streamrecon.deltalake.DeltaLakeCommitter;
-import io.streamrecon.deltalake.DeltaLakeEngine;
-import io.streamrecon.deltalake.DeltaLakeLookup;
-import io.streamrecon.deltalake.DeltaLakeSnapshot;
-import io.streamrecon.deltalake.DeltaLakeTables;
-import io.streamrecon.deltalake.DeltaSpark;
-import io.streamrecon.deltalake.RawEventsFixture;
-import io.streamrecon.deltalake.TableLayouts;
-import io.streamrecon.deltalake.TestEvents;
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.Assert.assertEquals;
@@ -21,13 +8,25 @@ import static org.junit.Assert.assertTrue;
 
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
+import io.streamrecon.deltalake.DataFile;
+import io.streamrecon.deltalake.DeltaLakeCommitter;
+import io.streamrecon.deltalake.DeltaLakeEngine;
+import io.streamrecon.deltalake.DeltaLakeLookup;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.DeltaSpark;
+import io.streamrecon.deltalake.RawEventsFixture;
+import io.streamrecon.deltalake.ReleaseWarehouseTest;
+import io.streamrecon.deltalake.TableLayouts;
+import io.streamrecon.deltalake.TestEvents;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
-import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
-import io.streamrecon.transforms.ModelCoders.EventCoder;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

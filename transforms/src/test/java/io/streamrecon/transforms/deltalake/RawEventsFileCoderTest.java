@@ -1,8 +1,8 @@
 package io.streamrecon.transforms.deltalake;
 
 import io.streamrecon.deltalake.DeltaLakeSnapshot.DeletionVector;
-import io.streamrecon.transforms.deltalake.ReadRawEvents.RawEventsFile;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.deltalake.ReadRawEvents.RawEventsFile;
 import org.apache.beam.sdk.testing.CoderProperties;
 import org.junit.Test;
 

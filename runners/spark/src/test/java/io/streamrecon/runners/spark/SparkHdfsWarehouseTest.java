@@ -1,10 +1,9 @@
 package io.streamrecon.runners.spark;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.testing.HdfsProcess;
 import io.streamrecon.pipeline.testing.Scenario;

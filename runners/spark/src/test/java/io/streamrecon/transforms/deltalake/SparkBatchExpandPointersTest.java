@@ -1,17 +1,16 @@
 package io.streamrecon.transforms.deltalake;
 
+import static org.junit.Assert.assertTrue;
+
 import io.streamrecon.deltalake.CommittedRows;
 import io.streamrecon.deltalake.RowKeys;
 import io.streamrecon.deltalake.WarehouseTables;
-import io.streamrecon.model.ModelBytes;
-
-import static org.junit.Assert.assertTrue;
-
 import io.streamrecon.model.EventRef;
-import io.streamrecon.transforms.ModelCoders.EventRefCoder;
+import io.streamrecon.model.ModelBytes;
 import io.streamrecon.model.Side;
 import io.streamrecon.runners.spark.HeldOpenPipe;
 import io.streamrecon.runners.spark.SparkSupport;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;

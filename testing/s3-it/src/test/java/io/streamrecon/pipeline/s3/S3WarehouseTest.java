@@ -1,7 +1,5 @@
 package io.streamrecon.pipeline.s3;
 
-import io.streamrecon.deltalake.WarehouseTables;
-
 import static io.streamrecon.pipeline.testing.WarehouseCommands.assertCompactAndVacuumKeepRows;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.assertReadsBackAsLocal;
 import static io.streamrecon.pipeline.testing.WarehouseCommands.cli;
@@ -14,6 +12,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.delta.storage.S3SingleDriverLogStore;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.CrashHarness;

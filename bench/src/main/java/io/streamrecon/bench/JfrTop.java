@@ -29,6 +29,8 @@ record JfrTop(long samples, Map<String, Long> self, Map<String, Long> inclusive,
   private static final String[][] AREAS = {
     {"io.streamrecon.json.", "streamrecon JSON: parse, canonical hash, diff"},
     {"io.streamrecon.deltalake.", "streamrecon DeltaLakeIO"},
+    {"io.streamrecon.transforms.deltalake.", "streamrecon DeltaLakeIO"},
+    {"io.streamrecon.transforms.ModelCoders", "streamrecon coders"},
     {"io.streamrecon.transforms.", "streamrecon transforms (pairing, parse DoFns)"},
     {"io.streamrecon.model.", "streamrecon coders"},
     {"io.streamrecon.", "streamrecon other"},

@@ -1,13 +1,14 @@
 package io.streamrecon.bench;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.StoredPayload;
+import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -74,7 +75,7 @@ record LookupCost(
     pointers.sort(java.util.Comparator.comparing(Pointer::naturalId).thenComparing(Pointer::side));
     pointers = new ArrayList<>(pointers.subList(0, Math.min(maxPointers, pointers.size())));
     Configuration conf = new Configuration();
-    String table = warehouse.resolve(DeltaLakeIO.RAW_EVENTS).toString();
+    String table = warehouse.resolve(WarehouseTables.RAW_EVENTS).toString();
     Map<String, TreeSet<Long>> byFile = new TreeMap<>();
     for (Pointer p : pointers) {
       byFile.computeIfAbsent(p.dataFile(), f -> new TreeSet<>()).add(p.rowIndex());

@@ -3,7 +3,7 @@ package io.streamrecon.bench;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.files.LocalFiles;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.ParseConfig;
@@ -240,8 +240,8 @@ final class PeerStream implements Callable<Integer> {
     String runId = "peer-" + Instant.now().toString().replaceAll("[^0-9]", "").substring(0, 14);
     PeerBatchWriter writer =
         new PeerBatchWriter(
-            warehouse.resolve(DeltaLakeIO.RAW_EVENTS).toString(),
-            warehouse.resolve(DeltaLakeIO.DELTAS).toString(),
+            warehouse.resolve(WarehouseTables.RAW_EVENTS).toString(),
+            warehouse.resolve(WarehouseTables.DELTAS).toString(),
             PeerBatchWriter.DeltasLayout.STREAMRECON, emitMatches, runId);
 
     long now = System.currentTimeMillis();

@@ -1,7 +1,7 @@
 package io.streamrecon.bench;
 
 import io.streamrecon.bench.deltalake.SyntheticDeltas;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -38,7 +38,7 @@ final class ReportScaleCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!Files.isDirectory(warehouse.resolve(DeltaLakeIO.DELTAS).resolve("_delta_log"))) {
+    if (!Files.isDirectory(warehouse.resolve(WarehouseTables.DELTAS).resolve("_delta_log"))) {
       long t0 = System.nanoTime();
       int files =
           SyntheticDeltas.write(warehouse.toString(), "bench-report", rows, rowsPerFile, spanHours, 7);
@@ -47,7 +47,7 @@ final class ReportScaleCommand implements Callable<Integer> {
           rows, files, (System.nanoTime() - t0) / 1e9);
     }
     long bytes;
-    try (Stream<Path> s = Files.walk(warehouse.resolve(DeltaLakeIO.DELTAS))) {
+    try (Stream<Path> s = Files.walk(warehouse.resolve(WarehouseTables.DELTAS))) {
       bytes = s.filter(p -> p.toString().endsWith(".parquet")).mapToLong(p -> p.toFile().length()).sum();
     }
     System.out.printf(Locale.ROOT, "deltas data files: %,d bytes%n", bytes);

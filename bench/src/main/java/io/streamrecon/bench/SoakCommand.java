@@ -1,15 +1,15 @@
 package io.streamrecon.bench;
 
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.bench.deltalake.DataFileCommits;
 import io.streamrecon.bench.deltalake.TableRows;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables.StoredDeltaRecord;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.DurationParser;
+import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import io.streamrecon.runners.spark.SparkSupport;
@@ -248,8 +248,8 @@ public final class SoakCommand implements Callable<Integer> {
             lastBatchTime = b.lastBatchTime();
           }
           // From the tables, on every runner (Flink streaming prints no progress lines).
-          long raw = TableRows.count(conf, warehouse.toString(), DeltaLakeIO.RAW_EVENTS);
-          long verdicts = TableRows.count(conf, warehouse.toString(), DeltaLakeIO.DELTAS);
+          long raw = TableRows.count(conf, warehouse.toString(), WarehouseTables.RAW_EVENTS);
+          long verdicts = TableRows.count(conf, warehouse.toString(), WarehouseTables.DELTAS);
           if (!producer.done()) {
             lagSamples.add(new SustainRule.Sample(
                 Duration.between(t0, Instant.now()).toMillis() / 1e3,
@@ -323,10 +323,10 @@ public final class SoakCommand implements Callable<Integer> {
       Path pipelineLog, SoakProducer producer, Configuration conf, String warehouse)
       throws Exception {
     long behindBefore =
-        producer.eventsProduced() - TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+        producer.eventsProduced() - TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS);
     ChildProcesses.kill(pipeline);
     Instant killedAt = Instant.now();
-    long storedAtKill = TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+    long storedAtKill = TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS);
     tee(out, String.format(Locale.ROOT, "| killed (SIGKILL); %,d events behind the producer |",
         behindBefore));
     sleepUntil(killedAt.plusMillis((long) (downMinutes * 60_000)));
@@ -337,7 +337,7 @@ public final class SoakCommand implements Callable<Integer> {
     double firstCommit = -1;
     while (restarted.isAlive()) {
       TimeUnit.SECONDS.sleep(5);
-      long stored = TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+      long stored = TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS);
       double since = Duration.between(restartedAt, Instant.now()).toMillis() / 1e3;
       if (firstCommit < 0 && stored > storedAtKill) {
         firstCommit = since;
@@ -377,13 +377,13 @@ public final class SoakCommand implements Callable<Integer> {
     List<StoredDeltaRecord> deltas = List.of();
     boolean agree = false;
     while (Instant.now().isBefore(deadline) && pipeline.isAlive()) {
-      if (!stored && TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS) >= producer.eventsProduced()) {
+      if (!stored && TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS) >= producer.eventsProduced()) {
         stored = true;
         drainSeconds = Duration.between(producer.endedAt(), Instant.now()).toMillis() / 1e3;
         tee(out, "all produced events stored " + Duration.between(producer.endedAt(), Instant.now())
             .toSeconds() + " s after production ended");
       }
-      if (stored && TableRows.count(conf, warehouse, DeltaLakeIO.DELTAS) >= expectedRows) {
+      if (stored && TableRows.count(conf, warehouse, WarehouseTables.DELTAS) >= expectedRows) {
         deltas = DeltaLakeTables.readDeltasWithDataFile(warehouse);
         finals = finalVerdicts(deltas);
         agree = agrees(finals, want);
@@ -429,7 +429,7 @@ public final class SoakCommand implements Callable<Integer> {
       String warehouse, List<StoredDeltaRecord> deltas, Duration pairingTimeout)
       throws IOException {
     Map<String, DataFileCommits.Commit> commits =
-        DataFileCommits.of(conf, warehouse, DeltaLakeIO.DELTAS);
+        DataFileCommits.of(conf, warehouse, WarehouseTables.DELTAS);
     VerdictLatency latency = producer.verdictLatency(pairingTimeout);
     long notProduced = 0;
     long noCommit = 0;

@@ -1,8 +1,9 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.transforms.pairing.PairEvents;
+import io.streamrecon.pipeline.run.Warehouse;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;

@@ -1,10 +1,8 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.pipeline.io.InputSpec;
@@ -15,6 +13,8 @@ import io.streamrecon.transforms.ParseEvents;
 import io.streamrecon.transforms.RecordVerdicts;
 import io.streamrecon.transforms.WatermarkSource;
 import io.streamrecon.transforms.pairing.PairEvents;
+import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.transforms.Flatten;

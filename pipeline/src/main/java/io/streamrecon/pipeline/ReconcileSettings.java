@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.ParseConfig;
@@ -11,6 +10,8 @@ import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.RunnerProfile;
 import io.streamrecon.pipeline.runner.RunnerSupport;
 import io.streamrecon.transforms.pairing.PairEvents;
+import io.streamrecon.pipeline.FailOnRules;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

@@ -7,11 +7,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,7 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.model.Side;
-
 import io.streamrecon.transforms.pairing.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;

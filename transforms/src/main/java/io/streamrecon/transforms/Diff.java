@@ -10,7 +10,6 @@ import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Status;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.RawInput;
 import java.util.List;

@@ -1,7 +1,6 @@
 package io.streamrecon.transforms;
 
 import io.streamrecon.model.DeltaRecord;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
 import java.util.List;

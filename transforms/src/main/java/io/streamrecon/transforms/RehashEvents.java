@@ -7,7 +7,6 @@ import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.StoredEvent;
 import java.util.List;
 import org.apache.beam.sdk.metrics.Counter;

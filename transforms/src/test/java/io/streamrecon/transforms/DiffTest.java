@@ -12,7 +12,6 @@ import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;

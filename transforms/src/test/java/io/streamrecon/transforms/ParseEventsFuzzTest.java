@@ -9,7 +9,6 @@ import io.streamrecon.json.InvalidEventException;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;

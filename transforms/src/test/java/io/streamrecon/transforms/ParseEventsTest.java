@@ -8,7 +8,6 @@ import static org.junit.Assert.assertThrows;
 
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.RawInput;

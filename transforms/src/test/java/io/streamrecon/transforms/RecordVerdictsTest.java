@@ -9,7 +9,6 @@ import static org.hamcrest.Matchers.instanceOf;
 import static org.junit.Assert.assertThrows;
 
 import io.streamrecon.model.DeltaRecord;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;

@@ -1,11 +1,12 @@
 package io.streamrecon.bench.deltalake;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
-import io.streamrecon.model.ModelCoders.EventCoder;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,7 +87,7 @@ public final class AutoCompactBench implements Callable<Integer> {
     PipelineResult result = p.run();
     Configuration conf = new Configuration();
     org.apache.hadoop.fs.Path root =
-        new org.apache.hadoop.fs.Path(warehouse, DeltaLakeIO.RAW_EVENTS);
+        new org.apache.hadoop.fs.Path(warehouse, WarehouseTables.RAW_EVENTS);
     long end = t0 + (long) (minutes * 60e9);
     System.out.printf(
         "autoCompact=%s rate=%d/s commitInterval=%ds; load average at start %.1f%n",

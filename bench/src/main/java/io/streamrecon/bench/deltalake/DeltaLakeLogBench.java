@@ -17,11 +17,11 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.streamrecon.deltalake.DeltaLakeAppender;
 import io.streamrecon.deltalake.DeltaLakeEngine;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.DeltaLakeSnapshot;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DataFileName;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Event;
@@ -194,8 +194,8 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
       long fillTo = step - measured - WARM_UP;
       if (done < fillTo) {
         long t = System.nanoTime();
-        fill(warehouse, DeltaLakeIO.RAW_EVENTS, "bench-raw", done, fillTo, null);
-        fill(warehouse, DeltaLakeIO.DELTAS, "bench-deltas", done, fillTo, deltaTemplate);
+        fill(warehouse, WarehouseTables.RAW_EVENTS, "bench-raw", done, fillTo, null);
+        fill(warehouse, WarehouseTables.DELTAS, "bench-deltas", done, fillTo, deltaTemplate);
         System.err.printf("filled %d..%d in %.0f s%n", done, fillTo, (System.nanoTime() - t) / 1e9);
         done = fillTo;
       }
@@ -209,10 +209,10 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
           latencies[(int) (done - (step - measured))] = ns;
         }
         commitAdds(
-            Path.of(warehouse, DeltaLakeIO.DELTAS), "bench-deltas", done, List.of(addFile(d)));
+            Path.of(warehouse, WarehouseTables.DELTAS), "bench-deltas", done, List.of(addFile(d)));
         done++;
       }
-      Path log = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS, "_delta_log");
+      Path log = Path.of(warehouse, WarehouseTables.RAW_EVENTS, "_delta_log");
       long[] sorted = latencies.clone();
       Arrays.sort(sorted);
       double mean = Arrays.stream(sorted).average().orElse(0) / 1e6;
@@ -242,7 +242,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult compacted =
         DeltaLakeMaintenance.compact(
-            conf, warehouse, DeltaLakeIO.DELTAS, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
+            conf, warehouse, WarehouseTables.DELTAS, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
     double compactMs = (System.nanoTime() - c0) / 1e6;
     double show = timed(() -> DeltaLakeTables.readDeltas(warehouse)) / 1e6;
     String lastKey = String.format("k-%08d", steps[steps.length - 1] - 1);
@@ -333,7 +333,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
    * --measured} more real commits, timed, then cold load, update and explain.
    */
   private void measureExisting(String warehouse) throws Exception {
-    Path log = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS, "_delta_log");
+    Path log = Path.of(warehouse, WarehouseTables.RAW_EVENTS, "_delta_log");
     Snapshot latest = kernelSnapshot(log.getParent());
     long version = latest.getVersion();
     long txn = latest.getLatestTransactionVersion(engine, "bench-raw").orElse(-1L) + 1;
@@ -372,7 +372,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     String name =
         template.path().substring(0, template.path().lastIndexOf('/') + 1)
             + DataFileName.newName();
-    Path root = Path.of(warehouse, DeltaLakeIO.DELTAS);
+    Path root = Path.of(warehouse, WarehouseTables.DELTAS);
     Files.copy(root.resolve(template.path()), root.resolve(name));
     String stats = template.stats().replace("k--0000001", id);
     return new TableFile(name, template.partitionValues(), template.size(), stats);
@@ -423,7 +423,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     raw.commit("bench-files", 0);
     long txn = 1;
     long files = 2;
-    Path tableDir = Path.of(warehouse, DeltaLakeIO.RAW_EVENTS);
+    Path tableDir = Path.of(warehouse, WarehouseTables.RAW_EVENTS);
     for (long step : fileSteps) {
       while (files < step) {
         int n = (int) Math.min(filesPerCommit, step - files);

@@ -1,10 +1,10 @@
 package io.streamrecon.bench.deltalake;
 
 import io.streamrecon.deltalake.DeltaLakeAppender;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeLookup;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;
@@ -74,7 +74,7 @@ public final class ExplainLookupBench implements Callable<Integer> {
     Instant start = Instant.parse("2024-03-01T00:00:00Z");
     long bytes = 0;
     // An existing table (from an earlier run) is measured as it is.
-    boolean exists = Files.isDirectory(dir.resolve(DeltaLakeIO.RAW_EVENTS).resolve("_delta_log"));
+    boolean exists = Files.isDirectory(dir.resolve(WarehouseTables.RAW_EVENTS).resolve("_delta_log"));
     // Bloom filters sized as a run's writer sizes them: the default for its first bundle, then the
     // rows of the previous bundle's largest file.
     DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "bench");
@@ -133,7 +133,7 @@ public final class ExplainLookupBench implements Callable<Integer> {
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult r =
         DeltaLakeMaintenance.compact(
-            conf, warehouse, DeltaLakeIO.RAW_EVENTS,
+            conf, warehouse, WarehouseTables.RAW_EVENTS,
             DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
     System.out.printf("compact: %s in %.0f s%n", r.describe(), (System.nanoTime() - c0) / 1e9);
     measure("after compaction", warehouse, keys);

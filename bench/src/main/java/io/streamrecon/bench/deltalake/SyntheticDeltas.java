@@ -1,7 +1,7 @@
 package io.streamrecon.bench.deltalake;
 
 import io.streamrecon.deltalake.DeltaLakeAppender;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.DifferenceKind;
@@ -99,7 +99,7 @@ public final class SyntheticDeltas {
       }
       files += writer.finishFiles().size();
       // The app id a run's writer of this table would give its commits.
-      writer.commit("streamrecon/" + runId + "/" + DeltaLakeIO.DELTAS + "/synthetic", 0);
+      writer.commit("streamrecon/" + runId + "/" + WarehouseTables.DELTAS + "/synthetic", 0);
     }
     return files;
   }

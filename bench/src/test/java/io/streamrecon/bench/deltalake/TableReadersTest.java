@@ -4,13 +4,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeAppender;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.Side;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Instant;
@@ -27,8 +26,8 @@ public class TableReadersTest {
   @Test
   public void countsRowsAndTellsTheCommitOfEachFile() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    assertEquals(0, TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS));
-    assertEquals(Map.of(), DataFileCommits.of(conf, warehouse, DeltaLakeIO.RAW_EVENTS));
+    assertEquals(0, TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS));
+    assertEquals(Map.of(), DataFileCommits.of(conf, warehouse, WarehouseTables.RAW_EVENTS));
 
     long before = System.currentTimeMillis();
     TableFile first;
@@ -49,9 +48,9 @@ public class TableReadersTest {
       v1 = appender.commit("app", 1);
     }
 
-    assertEquals(5, TableRows.count(conf, warehouse, DeltaLakeIO.RAW_EVENTS));
+    assertEquals(5, TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS));
     Map<String, DataFileCommits.Commit> commits =
-        DataFileCommits.of(conf, warehouse, DeltaLakeIO.RAW_EVENTS);
+        DataFileCommits.of(conf, warehouse, WarehouseTables.RAW_EVENTS);
     assertEquals(2, commits.size());
     assertEquals(v0, commits.get(first.path()).version());
     assertEquals(v1, commits.get(second.path()).version());

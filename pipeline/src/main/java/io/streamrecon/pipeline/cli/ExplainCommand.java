@@ -6,9 +6,9 @@ import io.streamrecon.pipeline.output.TerminalText;
 import io.streamrecon.pipeline.output.RowJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeLookup;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.json.ComparisonRules;
 import io.streamrecon.json.JsonDiff;
 import io.streamrecon.model.DeltaRecord;
@@ -55,18 +55,18 @@ final class ExplainCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    warehouseOption.requireTable(DeltaLakeIO.RAW_EVENTS);
+    warehouseOption.requireTable(WarehouseTables.RAW_EVENTS);
     String warehouse = warehouseOption.location();
     ComparisonRules given = rulesFile == null ? null : ComparisonRules.fromFile(rulesFile);
     PrintWriter out = StreamRecon.stdout();
     // Lookups skip files and pages by natural_id statistics: fast on large tables.
     List<Map<String, Object>> rows =
         readTable(
-            DeltaLakeIO.RAW_EVENTS, () -> DeltaLakeLookup.findRawEvents(warehouse, naturalId));
+            WarehouseTables.RAW_EVENTS, () -> DeltaLakeLookup.findRawEvents(warehouse, naturalId));
     List<DeltaRecord> deltas = new ArrayList<>();
-    if (warehouseOption.get().tableExists(DeltaLakeIO.DELTAS)) {
+    if (warehouseOption.get().tableExists(WarehouseTables.DELTAS)) {
       deltas.addAll(
-          readTable(DeltaLakeIO.DELTAS, () -> DeltaLakeLookup.findDeltas(warehouse, naturalId)));
+          readTable(WarehouseTables.DELTAS, () -> DeltaLakeLookup.findDeltas(warehouse, naturalId)));
     }
     List<ErasureRecords.Erasure> erasures = ErasureRecords.of(warehouse, naturalId);
     if (rows.isEmpty() && deltas.isEmpty() && erasures.isEmpty()) {
@@ -80,12 +80,12 @@ final class ExplainCommand implements Callable<Integer> {
             + rows.size()
             + " stored event(s); raw_events is at table version "
             + readTable(
-                DeltaLakeIO.RAW_EVENTS,
-                () -> DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.RAW_EVENTS))
+                WarehouseTables.RAW_EVENTS,
+                () -> DeltaLakeTables.tableVersion(warehouse, WarehouseTables.RAW_EVENTS))
             + ", deltas at "
             + readTable(
-                DeltaLakeIO.DELTAS,
-                () -> DeltaLakeTables.tableVersion(warehouse, DeltaLakeIO.DELTAS)));
+                WarehouseTables.DELTAS,
+                () -> DeltaLakeTables.tableVersion(warehouse, WarehouseTables.DELTAS)));
     for (ErasureRecords.Erasure e : erasures) {
       out.println(TerminalText.escape(ErasureRecords.line(naturalId, e)));
     }
@@ -118,7 +118,7 @@ final class ExplainCommand implements Callable<Integer> {
     } else if (!deltas.isEmpty()) {
       LocalDate earliestStored =
           readTable(
-              DeltaLakeIO.RAW_EVENTS, () -> DeltaLakeLookup.earliestRawEventDate(warehouse));
+              WarehouseTables.RAW_EVENTS, () -> DeltaLakeLookup.earliestRawEventDate(warehouse));
       gone = Explained.gonePointers(deltas, rows, earliestStored);
       gone.forEach((p, why) -> out.println(TerminalText.escape(Explained.goneLine(p, why))));
     }

@@ -3,25 +3,25 @@ package io.streamrecon.pipeline.cli;
 import io.streamrecon.pipeline.records.ErasureRecords;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.files.LocalFiles;
+import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.json.ParseConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
@@ -67,11 +67,11 @@ final class MaintenanceCommands {
 
   static List<String> tables(String table) {
     if (table == null) {
-      return DeltaLakeIO.TABLES;
+      return WarehouseTables.TABLES;
     }
-    if (!DeltaLakeIO.TABLES.contains(table)) {
+    if (!WarehouseTables.TABLES.contains(table)) {
       throw new IllegalArgumentException(
-          "--table=" + table + " is not a table: use one of " + String.join(", ", DeltaLakeIO.TABLES));
+          "--table=" + table + " is not a table: use one of " + String.join(", ", WarehouseTables.TABLES));
     }
     return List.of(table);
   }
@@ -98,7 +98,7 @@ final class MaintenanceCommands {
       if (table != null) {
         warehouse.requireTable(table);
       }
-      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
+      warehouse.get().requireOwnTables(WarehouseTables.TABLES);
       for (String name : names) {
         if (!warehouse.get().tableExists(name)) {
           continue;
@@ -150,7 +150,7 @@ final class MaintenanceCommands {
       Configuration conf = new Configuration();
       List<String> names = tables(table);
       // Every table is checked before the first is touched: a refusal changes nothing.
-      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
+      warehouse.get().requireOwnTables(WarehouseTables.TABLES);
       if (retainRawEvents != null) {
         Duration pairing = DurationParser.parse("timeout", timeout);
         Duration lateness =
@@ -158,7 +158,7 @@ final class MaintenanceCommands {
                 ? pairing
                 : DurationParser.parse("allowedLateness", allowedLateness);
         Duration rawRetention = DurationParser.parse("retainRawEvents", retainRawEvents);
-        warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
+        warehouse.requireTable(WarehouseTables.RAW_EVENTS);
         System.out.println(
             DeltaLakeMaintenance.expireRawEvents(
                 conf, warehouse.location(), rawRetention, pairing, lateness, now)
@@ -228,8 +228,8 @@ final class MaintenanceCommands {
     public Integer call() throws IOException {
       Set<String> ids = naturalIds(naturalId, naturalIdFile);
       List<String> keys = keyFields(keyField);
-      warehouse.requireTable(DeltaLakeIO.RAW_EVENTS);
-      warehouse.get().requireOwnTables(DeltaLakeIO.TABLES);
+      warehouse.requireTable(WarehouseTables.RAW_EVENTS);
+      warehouse.get().requireOwnTables(WarehouseTables.TABLES);
       String location = warehouse.location();
       java.time.Instant now = java.time.Instant.now().truncatedTo(ChronoUnit.MILLIS);
       String erasureId =
@@ -329,7 +329,7 @@ final class MaintenanceCommands {
 
     private static Map<String, Long> versions(String warehouse) {
       Map<String, Long> versions = new java.util.HashMap<>();
-      for (String table : DeltaLakeIO.TABLES) {
+      for (String table : WarehouseTables.TABLES) {
         versions.put(table, DeltaLakeTables.tableVersion(warehouse, table));
       }
       return versions;

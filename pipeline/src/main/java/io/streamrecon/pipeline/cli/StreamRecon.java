@@ -3,8 +3,9 @@ package io.streamrecon.pipeline.cli;
 import io.streamrecon.pipeline.run.SummaryJson;
 import io.streamrecon.pipeline.output.TerminalText;
 import io.streamrecon.pipeline.output.RowJson;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.FailOnRules;
@@ -264,21 +265,21 @@ public final class StreamRecon implements Callable<Integer> {
     public Integer call() {
       String name;
       switch (table) {
-        case "deltas" -> name = DeltaLakeIO.DELTAS;
-        case "dead-letters" -> name = DeltaLakeIO.DEAD_LETTERS;
-        case "late-events" -> name = DeltaLakeIO.LATE_EVENTS;
+        case "deltas" -> name = WarehouseTables.DELTAS;
+        case "dead-letters" -> name = WarehouseTables.DEAD_LETTERS;
+        case "late-events" -> name = WarehouseTables.LATE_EVENTS;
         default -> throw new IllegalArgumentException(
             "show: unknown table '" + table + "': use deltas, dead-letters or late-events");
       }
       // A run writes late_events or dead_letters only when it has some: an absent table is empty.
-      if (!warehouse.get().tableExists(DeltaLakeIO.RAW_EVENTS)) {
+      if (!warehouse.get().tableExists(WarehouseTables.RAW_EVENTS)) {
         warehouse.requireTable(name);
       }
       PrintWriter out = stdout();
       switch (name) {
-        case DeltaLakeIO.DELTAS -> DeltaLakeTables.readDeltas(warehouse.location())
+        case WarehouseTables.DELTAS -> DeltaLakeTables.readDeltas(warehouse.location())
             .forEach(d -> out.println(RowJson.delta(d)));
-        case DeltaLakeIO.DEAD_LETTERS -> DeltaLakeTables.readDeadLetters(warehouse.location())
+        case WarehouseTables.DEAD_LETTERS -> DeltaLakeTables.readDeadLetters(warehouse.location())
             .forEach(d -> out.println(RowJson.deadLetter(d)));
         default -> DeltaLakeTables.readLateEvents(warehouse.location())
             .forEach(l -> out.println(RowJson.lateEvent(l)));

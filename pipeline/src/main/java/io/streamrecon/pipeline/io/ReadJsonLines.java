@@ -2,10 +2,10 @@ package io.streamrecon.pipeline.io;
 
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.ModelCoders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;

@@ -1,10 +1,10 @@
 package io.streamrecon.pipeline.io;
 
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.ModelCoders;
 import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;

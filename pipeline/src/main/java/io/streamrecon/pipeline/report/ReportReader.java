@@ -2,7 +2,7 @@ package io.streamrecon.pipeline.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.Status;
 import io.streamrecon.pipeline.report.ReportData.DeadLetterGroup;
 import io.streamrecon.pipeline.report.ReportData.Diff;
@@ -94,10 +94,10 @@ final class ReportReader {
   }
 
   private ReportData readAll() {
-    TableScan raw = new TableScan(selection.warehouse(), DeltaLakeIO.RAW_EVENTS);
-    TableScan deltas = new TableScan(selection.warehouse(), DeltaLakeIO.DELTAS);
-    TableScan dead = new TableScan(selection.warehouse(), DeltaLakeIO.DEAD_LETTERS);
-    TableScan late = new TableScan(selection.warehouse(), DeltaLakeIO.LATE_EVENTS);
+    TableScan raw = new TableScan(selection.warehouse(), WarehouseTables.RAW_EVENTS);
+    TableScan deltas = new TableScan(selection.warehouse(), WarehouseTables.DELTAS);
+    TableScan dead = new TableScan(selection.warehouse(), WarehouseTables.DEAD_LETTERS);
+    TableScan late = new TableScan(selection.warehouse(), WarehouseTables.LATE_EVENTS);
     if (!raw.exists() && !deltas.exists() && !dead.exists()) {
       throw new IllegalArgumentException(
           "report: no streamrecon tables under --warehouse="

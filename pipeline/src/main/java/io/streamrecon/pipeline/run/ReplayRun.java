@@ -3,8 +3,9 @@ package io.streamrecon.pipeline.run;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.VerdictScan;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.MetricNames;
@@ -14,7 +15,7 @@ import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.records.JsonRecords;
 import io.streamrecon.transforms.Diff;
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.StoredEvent;
 import io.streamrecon.transforms.RehashEvents;
@@ -73,9 +74,9 @@ public final class ReplayRun {
    */
   public static FinishedReplay run(ReplaySettings r) {
     ReconcileSettings s = r.run();
-    Warehouse.of(s.warehouse()).requireTable(DeltaLakeIO.RAW_EVENTS);
+    Warehouse.of(s.warehouse()).requireTable(WarehouseTables.RAW_EVENTS);
     // A replay appends to deltas: only to a table streamrecon wrote.
-    Warehouse.of(s.warehouse()).requireOwnTables(DeltaLakeIO.TABLES);
+    Warehouse.of(s.warehouse()).requireOwnTables(WarehouseTables.TABLES);
     ReconcileRun.tune(r.options());
     RulesArchive.save(s.warehouse(), s.rules());
     String started = java.time.Instant.now().toString();

@@ -1,6 +1,6 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.deltalake.WarehouseIds;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
@@ -70,7 +70,7 @@ public record ReplaySettings(
     replayId = replayId(replayId);
     String warehouse = options.getWarehouse();
     String rawEvents =
-        warehouse == null ? DeltaLakeIO.RAW_EVENTS : warehouse + "/" + DeltaLakeIO.RAW_EVENTS;
+        warehouse == null ? WarehouseTables.RAW_EVENTS : warehouse + "/" + WarehouseTables.RAW_EVENTS;
     options.setSource(rawEvents);
     options.setTarget(rawEvents);
     options.setRunId(replayId);

@@ -11,9 +11,9 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
@@ -55,7 +55,7 @@ public class ForgetCommandTest {
   private static Map<String, List<String>> rowsPerId(String warehouse) {
     Map<String, List<String>> rows = new HashMap<>();
     for (String table :
-        List.of(DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.DELTAS, DeltaLakeIO.LATE_EVENTS)) {
+        List.of(WarehouseTables.RAW_EVENTS, WarehouseTables.DELTAS, WarehouseTables.LATE_EVENTS)) {
       for (Map<String, Object> r : DeltaLakeTables.readRows(warehouse, table)) {
         rows.computeIfAbsent((String) r.get("natural_id"), k -> new ArrayList<>())
             .add(table + " " + r);
@@ -68,7 +68,7 @@ public class ForgetCommandTest {
   private static List<String> idsInRawEventFilesOnStorage(String warehouse) throws IOException {
     List<String> ids = new ArrayList<>();
     List<Path> files;
-    try (Stream<Path> walk = Files.walk(Path.of(warehouse, DeltaLakeIO.RAW_EVENTS))) {
+    try (Stream<Path> walk = Files.walk(Path.of(warehouse, WarehouseTables.RAW_EVENTS))) {
       files =
           walk.filter(p -> p.toString().endsWith(".parquet"))
               .filter(p -> !p.toString().contains("_delta_log"))
@@ -183,7 +183,7 @@ public class ForgetCommandTest {
     // Again: nothing left, nothing committed, no record; both ids named as not found, which
     // --allowMissing accepts.
     Map<String, Long> versions = new HashMap<>();
-    for (String t : DeltaLakeIO.TABLES) {
+    for (String t : WarehouseTables.TABLES) {
       versions.put(t, DeltaLakeTables.tableVersion(warehouse, t));
     }
     CliRun again =
@@ -205,7 +205,7 @@ public class ForgetCommandTest {
     assertEquals(allowed.err(), 0, allowed.code());
     assertEquals("", allowed.err());
     assertThat(allowed.out(), containsString("not found in any table: 2 natural id(s)"));
-    for (String t : DeltaLakeIO.TABLES) {
+    for (String t : WarehouseTables.TABLES) {
       assertEquals(t, (long) versions.get(t), DeltaLakeTables.tableVersion(warehouse, t));
     }
     try (Stream<Path> records = Files.list(Path.of(warehouse, ErasureRecords.DIR))) {
@@ -255,7 +255,7 @@ public class ForgetCommandTest {
     // retention deletes them.
     assertTrue(idsInRawEventFilesOnStorage(warehouse).contains(mismatchId));
     Instant later = Instant.now().plus(Duration.standardDays(8));
-    for (String t : DeltaLakeIO.TABLES) {
+    for (String t : WarehouseTables.TABLES) {
       DeltaLakeMaintenance.vacuum(
           new Configuration(), warehouse, t, Duration.standardDays(7), later);
     }
@@ -304,7 +304,7 @@ public class ForgetCommandTest {
 
   /** The natural ids of the rows of raw_events. */
   private static List<String> rawEventIds(String warehouse) {
-    return DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).stream()
+    return DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).stream()
         .map(r -> (String) r.get("natural_id"))
         .sorted()
         .toList();

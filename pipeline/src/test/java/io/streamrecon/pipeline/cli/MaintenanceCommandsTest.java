@@ -6,8 +6,8 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import java.io.File;
 import java.nio.file.Files;
 import java.util.HashSet;
@@ -71,7 +71,7 @@ public class MaintenanceCommandsTest {
         execute("vacuum", "--warehouse=" + warehouse, "--retain=7d", "--retainRawEvents=30d");
     assertEquals(vacuum.err(), 0, vacuum.code());
     assertThat(vacuum.out(), containsString("raw_events: removed 2 partition(s)"));
-    assertEquals(0, DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+    assertEquals(0, DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
 
     CliRun expired = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
     assertEquals(expired.err(), 0, expired.code());

@@ -4,8 +4,8 @@ import io.streamrecon.pipeline.run.ReplayRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.run.ReconcileRun;
@@ -126,8 +126,8 @@ public class ReplayKafkaStreamingTest {
   }
 
   private static long storedRows(Path wh) {
-    return tableHas(wh, DeltaLakeIO.RAW_EVENTS)
-        ? DeltaLakeTables.readRows(wh.toString(), DeltaLakeIO.RAW_EVENTS).size()
+    return tableHas(wh, WarehouseTables.RAW_EVENTS)
+        ? DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).size()
         : 0;
   }
 

@@ -10,8 +10,8 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Status;
 import java.nio.file.Files;
@@ -84,7 +84,7 @@ public class ReplayTest {
         run(source, target, "--warehouse=" + ruled, "--runId=ruled", "--rules=" + RULES);
     assertTrue(withRules.summary().format(), withRules.summary().mismatch() > 0);
     assertTrue(plain.summary().mismatch() > withRules.summary().mismatch());
-    long rawBefore = DeltaLakeTables.readRows(wh.toString(), DeltaLakeIO.RAW_EVENTS).size();
+    long rawBefore = DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).size();
 
     ReplayRun.FinishedReplay replay =
         ReplayRun.run(
@@ -107,7 +107,7 @@ public class ReplayTest {
     assertEquals(Map.of("plain", plain.summary().raw()), replay.eventsPerRun());
 
     // No raw event stored twice; the replay's pointers name the stored rows.
-    assertEquals(rawBefore, DeltaLakeTables.readRows(wh.toString(), DeltaLakeIO.RAW_EVENTS).size());
+    assertEquals(rawBefore, DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).size());
     for (DeltaRecord d : DeltaLakeTables.readDeltas(wh.toString())) {
       if (d.runId().equals("replay-1") && d.sourcePointer() != null) {
         List<Map<String, Object>> rows =

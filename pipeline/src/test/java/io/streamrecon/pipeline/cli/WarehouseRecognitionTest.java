@@ -8,9 +8,9 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseOwnership;
+import io.streamrecon.deltalake.WarehouseTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -33,7 +33,7 @@ import org.junit.rules.TemporaryFolder;
  */
 public class WarehouseRecognitionTest {
   private static final Path RELEASE =
-      Paths.get("../transforms/src/test/resources/warehouses/release-0.1.0");
+      Paths.get("../storage/src/test/resources/warehouses/release-0.1.0");
   private static final String EVENT =
       "{\"id\":\"o-1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"amount\":1}\n";
   private static final FileTime TWO_DAYS_AGO =
@@ -170,7 +170,7 @@ public class WarehouseRecognitionTest {
     assertEquals(r.err(), 0, r.code());
     assertTrue(Files.isRegularFile(release.resolve(WarehouseOwnership.MARKER)));
     assertThat(
-        DeltaLakeTables.tableVersion(release.toString(), DeltaLakeIO.RAW_EVENTS), greaterThan(0L));
+        DeltaLakeTables.tableVersion(release.toString(), WarehouseTables.RAW_EVENTS), greaterThan(0L));
   }
 
   @Test

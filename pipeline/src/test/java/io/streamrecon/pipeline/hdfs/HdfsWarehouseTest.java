@@ -11,8 +11,8 @@ import static org.junit.Assert.assertTrue;
 
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.delta.storage.HDFSLogStore;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.CommitPausingFs;
@@ -223,7 +223,7 @@ public class HdfsWarehouseTest {
   }
 
   private static void assertRowsOnce(String warehouse, Map<String, Integer> rowsPerApp) {
-    List<Map<String, Object>> stored = DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS);
+    List<Map<String, Object>> stored = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     Map<String, Integer> perApp = new TreeMap<>();
     List<String> origins = new ArrayList<>();
     for (Map<String, Object> r : stored) {
@@ -263,7 +263,7 @@ public class HdfsWarehouseTest {
   }
 
   private static org.apache.hadoop.fs.Path logDir(String warehouse) {
-    return new org.apache.hadoop.fs.Path(warehouse + "/" + DeltaLakeIO.RAW_EVENTS + "/_delta_log");
+    return new org.apache.hadoop.fs.Path(warehouse + "/" + WarehouseTables.RAW_EVENTS + "/_delta_log");
   }
 
   /** The versions of the log's commit files, in order. */

@@ -5,9 +5,9 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.model.ModelCoders;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
+import io.streamrecon.transforms.ModelCoders;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package io.streamrecon.pipeline.testing;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.fail;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.LateEvent;
@@ -263,11 +263,11 @@ public final class CrashHarness {
         for (Fault f : faults) {
           switch (f) {
             case KILL_AFTER_RAW_COMMITS -> {
-              long base = commits(whB, DeltaLakeIO.RAW_EVENTS);
+              long base = commits(whB, WarehouseTables.RAW_EVENTS);
               int k = 1 + random.nextInt(3);
               ChildProcesses.await(
                   k + " more raw_events commits in B", 150, b, logB,
-                  () -> commits(whB, DeltaLakeIO.RAW_EVENTS) >= base + k);
+                  () -> commits(whB, WarehouseTables.RAW_EVENTS) >= base + k);
               note("SIGKILL B after " + (base + k) + " raw_events commits (produced "
                   + ps.sent() + "+" + pt.sent() + ")");
               ChildProcesses.kill(b);
@@ -315,11 +315,11 @@ public final class CrashHarness {
               b = startPipeline(argsB, logB, faultFs, List.of());
             }
             case KILL_AFTER_DELTAS_COMMIT -> {
-              long base = commits(whB, DeltaLakeIO.DELTAS);
+              long base = commits(whB, WarehouseTables.DELTAS);
               int k = 1 + random.nextInt(2);
               ChildProcesses.await(
                   k + " more deltas commits in B", 200, b, logB,
-                  () -> commits(whB, DeltaLakeIO.DELTAS) >= base + k);
+                  () -> commits(whB, WarehouseTables.DELTAS) >= base + k);
               note("SIGKILL B after " + (base + k) + " deltas commits (produced "
                   + ps.sent() + "+" + pt.sent() + ")");
               ChildProcesses.kill(b);
@@ -328,12 +328,12 @@ public final class CrashHarness {
             case STOP_AND_RESTART -> {
               // Any commit since the last start shows the restored job at work (once the
               // producers are done, only deltas commits may still come).
-              long base = commits(whB, DeltaLakeIO.RAW_EVENTS) + commits(whB, DeltaLakeIO.DELTAS);
+              long base = commits(whB, WarehouseTables.RAW_EVENTS) + commits(whB, WarehouseTables.DELTAS);
               ChildProcesses.await(
                   "one more raw_events or deltas commit in B", 150, b, logB,
-                  () -> commits(whB, DeltaLakeIO.RAW_EVENTS) + commits(whB, DeltaLakeIO.DELTAS)
+                  () -> commits(whB, WarehouseTables.RAW_EVENTS) + commits(whB, WarehouseTables.DELTAS)
                       > base);
-              note("SIGTERM B after " + commits(whB, DeltaLakeIO.RAW_EVENTS)
+              note("SIGTERM B after " + commits(whB, WarehouseTables.RAW_EVENTS)
                   + " raw_events commits (produced " + ps.sent() + "+" + pt.sent() + ")");
               int code = ChildProcesses.stop(b, 60);
               note("B stopped with exit code " + code);
@@ -347,10 +347,10 @@ public final class CrashHarness {
               ChildProcesses.await("half of the records produced and both runs storing", 150, b,
                   logB,
                   () -> ps.sent() >= src.size() / 2
-                      && commits(whA, DeltaLakeIO.RAW_EVENTS) >= 1
-                      && commits(whB, DeltaLakeIO.RAW_EVENTS) >= 1);
+                      && commits(whA, WarehouseTables.RAW_EVENTS) >= 1
+                      && commits(whB, WarehouseTables.RAW_EVENTS) >= 1);
               note("broker stopped (produced " + ps.sent() + "+" + pt.sent() + ", B has "
-                  + commits(whB, DeltaLakeIO.RAW_EVENTS) + " raw_events commits)");
+                  + commits(whB, WarehouseTables.RAW_EVENTS) + " raw_events commits)");
               broker.stop();
               Instant downAt = Instant.now();
               // The outage is the fault itself: hold it for 30 s of wall clock while both runs
@@ -416,7 +416,7 @@ public final class CrashHarness {
       ChildProcesses.await("run B's final verdicts equal to A's", 300, b, logB,
           () -> stored(whB) >= produced
               && view(whB).equals(view(whA))
-              && count(whB, DeltaLakeIO.LATE_EVENTS) >= count(whA, DeltaLakeIO.LATE_EVENTS),
+              && count(whB, WarehouseTables.LATE_EVENTS) >= count(whA, WarehouseTables.LATE_EVENTS),
           () -> progress(whB, produced) + "\n" + difference(view(whA), view(whB)) + notes());
       note("both runs complete");
       return new Result(whA, whB, produced, g.badLines(), List.copyOf(log));
@@ -621,7 +621,7 @@ public final class CrashHarness {
       return false;
     }
     if (runner.lateDetected()) {
-      if (count(wh, DeltaLakeIO.LATE_EVENTS) < LATE_EVENTS) {
+      if (count(wh, WarehouseTables.LATE_EVENTS) < LATE_EVENTS) {
         return false;
       }
       try {
@@ -650,8 +650,8 @@ public final class CrashHarness {
 
   private static String progress(Path wh, int produced) {
     return wh.getFileName() + ": stored " + stored(wh) + " of " + produced + ", late events "
-        + count(wh, DeltaLakeIO.LATE_EVENTS) + ", deltas " + count(wh, DeltaLakeIO.DELTAS)
-        + " in " + commits(wh, DeltaLakeIO.DELTAS) + " commits" + lateSample(wh);
+        + count(wh, WarehouseTables.LATE_EVENTS) + ", deltas " + count(wh, WarehouseTables.DELTAS)
+        + " in " + commits(wh, WarehouseTables.DELTAS) + " commits" + lateSample(wh);
   }
 
   /** A few late events with the watermark each missed: says which clock moved past them. */
@@ -689,7 +689,7 @@ public final class CrashHarness {
 
   /** Raw events plus dead letters stored so far. */
   static long stored(Path wh) {
-    return count(wh, DeltaLakeIO.RAW_EVENTS) + count(wh, DeltaLakeIO.DEAD_LETTERS);
+    return count(wh, WarehouseTables.RAW_EVENTS) + count(wh, WarehouseTables.DEAD_LETTERS);
   }
 
   static long count(Path wh, String table) {
@@ -721,7 +721,7 @@ public final class CrashHarness {
    * id status sourceHash targetHash [path kind source target, ...]}.
    */
   public static Set<String> view(Path wh) {
-    if (!Files.isDirectory(wh.resolve(DeltaLakeIO.DELTAS).resolve("_delta_log"))) {
+    if (!Files.isDirectory(wh.resolve(WarehouseTables.DELTAS).resolve("_delta_log"))) {
       return Set.of();
     }
     List<DeltaRecord> records;
@@ -761,7 +761,7 @@ public final class CrashHarness {
 
   /** The origins (topic/partition@offset) of raw_events rows. */
   public static List<String> rawOrigins(Path wh) {
-    return DeltaLakeTables.readRows(wh.toString(), DeltaLakeIO.RAW_EVENTS).stream()
+    return DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).stream()
         .map(r -> r.get("origin_stream") + "/" + r.get("origin_partition") + "@" + r.get("origin_offset"))
         .toList();
   }
@@ -775,7 +775,7 @@ public final class CrashHarness {
 
   /** Late events as {@code side id sha}. */
   public static List<String> lateKeys(Path wh) {
-    if (!Files.isDirectory(wh.resolve(DeltaLakeIO.LATE_EVENTS).resolve("_delta_log"))) {
+    if (!Files.isDirectory(wh.resolve(WarehouseTables.LATE_EVENTS).resolve("_delta_log"))) {
       return List.of();
     }
     List<String> out = new ArrayList<>();
@@ -825,7 +825,7 @@ public final class CrashHarness {
     check(failures, "the same counts as the undisturbed run: raw events",
         (long) rawOrigins(a).size(), (long) rawOrigins(b).size());
     check(failures, "one run id across the restarts of the job", 1,
-        runIds(b, DeltaLakeIO.RAW_EVENTS).size());
+        runIds(b, WarehouseTables.RAW_EVENTS).size());
     if (!failures.isEmpty()) {
       fail(String.join("\n", failures) + "\nwhat happened: " + r.events());
     }

@@ -3,7 +3,7 @@ package io.streamrecon.pipeline.testing;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -94,7 +94,7 @@ public final class SecretLeakCheck {
           holders(wh, log, List.of(password, truststorePassword)));
       assertTrue(
           "the Delta tables were written",
-          Files.isDirectory(wh.resolve(DeltaLakeIO.RAW_EVENTS).resolve("_delta_log")));
+          Files.isDirectory(wh.resolve(WarehouseTables.RAW_EVENTS).resolve("_delta_log")));
     } finally {
       ChildProcesses.kill(job);
     }

@@ -2,13 +2,11 @@ package io.streamrecon.pipeline.testing;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
-
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.pipeline.cli.StreamRecon;
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
-import org.apache.hadoop.fs.FileSystem;
+import io.streamrecon.deltalake.WarehouseTables;
+import io.streamrecon.pipeline.cli.StreamRecon;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
 
 /**
  * The {@code streamrecon} commands as the remote-warehouse tests run them in this JVM, and the
@@ -67,8 +66,8 @@ public final class WarehouseCommands {
         scenario.generator().badLines(),
         cli("show", "dead-letters", "--warehouse=" + remote).lines().count());
     assertEquals(
-        DeltaLakeTables.readRows(local, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+        DeltaLakeTables.readRows(local, WarehouseTables.RAW_EVENTS).size(),
+        DeltaLakeTables.readRows(remote, WarehouseTables.RAW_EVENTS).size());
 
     String copy = scratch.resolve("copy-of-remote").toString();
     remoteFs.copyToLocalFile(false, new org.apache.hadoop.fs.Path(remote),
@@ -106,8 +105,8 @@ public final class WarehouseCommands {
         deltasBefore.lines().sorted().toList(),
         cli("show", "deltas", "--warehouse=" + remote).lines().sorted().toList());
     assertEquals(
-        DeltaLakeTables.readRows(copy, DeltaLakeIO.RAW_EVENTS).size(),
-        DeltaLakeTables.readRows(remote, DeltaLakeIO.RAW_EVENTS).size());
+        DeltaLakeTables.readRows(copy, WarehouseTables.RAW_EVENTS).size(),
+        DeltaLakeTables.readRows(remote, WarehouseTables.RAW_EVENTS).size());
   }
 
   /** A report page without its location and the time it was made. */

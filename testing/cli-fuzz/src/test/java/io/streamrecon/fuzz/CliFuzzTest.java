@@ -1,7 +1,7 @@
 package io.streamrecon.fuzz;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -191,8 +191,8 @@ class CliFuzzTest {
         blank == expectedBlank,
         "summary blank lines " + blank + " != blank input lines " + expectedBlank);
     Path wh = dir.resolve("wh");
-    long rawRows = rows(wh, DeltaLakeIO.RAW_EVENTS);
-    long deadLetterRows = rows(wh, DeltaLakeIO.DEAD_LETTERS);
+    long rawRows = rows(wh, WarehouseTables.RAW_EVENTS);
+    long deadLetterRows = rows(wh, WarehouseTables.DEAD_LETTERS);
     f.check(
         rawRows + deadLetterRows == lines.size() - expectedBlank,
         "raw_events rows "

@@ -1,7 +1,7 @@
 package io.streamrecon.transforms.pairing;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders;
+import io.streamrecon.model.ModelBytes;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.Side;
 import io.streamrecon.transforms.pairing.sparkstreaming.GrowableBytes;
@@ -70,18 +70,18 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
 
   private static void encodeEvent(EventRef event, long t0, OutputStream out) throws IOException {
     writeZigZag(event.eventTime().getMillis() - t0, out);
-    ModelCoders.writeHash(event.sha256(), out);
+    ModelBytes.writeHash(event.sha256(), out);
     Pointer p = event.pointer();
     VarInt.encode(p.tableVersion(), out);
-    ModelCoders.writeDataFile(p.dataFile(), out);
+    ModelBytes.writeDataFile(p.dataFile(), out);
     VarInt.encode(p.rowIndex(), out);
   }
 
   private static EventRef decodeEvent(Side side, long t0, InputStream in) throws IOException {
     Instant eventTime = Instant.ofEpochMilli(t0 + readZigZag(in));
-    String hash = ModelCoders.readHash(in);
+    String hash = ModelBytes.readHash(in);
     long version = VarInt.decodeLong(in);
-    String file = ModelCoders.readDataFile(in);
+    String file = ModelBytes.readDataFile(in);
     long row = VarInt.decodeLong(in);
     String id = PairingEntry.UNBOUND_ID;
     return new EventRef(side, id, eventTime, hash, new Pointer(version, file, row, side, id, hash));

@@ -1,7 +1,7 @@
 package io.streamrecon.transforms.pairing;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.beam.sdk.state.BagState;

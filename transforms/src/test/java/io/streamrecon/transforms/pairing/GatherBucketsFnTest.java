@@ -6,7 +6,7 @@ import static io.streamrecon.transforms.pairing.PairFixtures.src;
 import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.transforms.pairing.sparkstreaming.GatherBucketsFn;
 import java.util.ArrayList;
 import java.util.List;

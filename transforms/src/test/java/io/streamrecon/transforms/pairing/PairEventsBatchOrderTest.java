@@ -9,7 +9,7 @@ import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.List;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;

@@ -14,9 +14,8 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
-import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

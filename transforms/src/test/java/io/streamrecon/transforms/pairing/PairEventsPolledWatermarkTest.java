@@ -10,10 +10,10 @@ import static org.junit.Assert.assertEquals;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
 import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.testing.PAssert;

@@ -13,12 +13,12 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
-import io.streamrecon.model.ModelCoders.VerdictCoder;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
 import io.streamrecon.transforms.pairing.PairFixtures.Key;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.VerdictCoder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -14,9 +14,9 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
-import io.streamrecon.model.ModelCoders.EventRefCoder;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.testing.PAssert;
 import org.apache.beam.sdk.testing.TestPipeline;

@@ -1,6 +1,6 @@
 package io.streamrecon.runners.spark;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.JobIdentity;
 import io.streamrecon.pipeline.runner.RunnerProfile;

@@ -2,8 +2,8 @@ package io.streamrecon.runners.spark;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.testing.HdfsProcess;
 import io.streamrecon.pipeline.testing.Scenario;
@@ -31,7 +31,7 @@ public class SparkHdfsWarehouseTest {
       scenario.assertExpected(warehouse);
       assertEquals(
           outcome.summary().raw(),
-          DeltaLakeTables.readRows(warehouse, DeltaLakeIO.RAW_EVENTS).size());
+          DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
       assertEquals(scenario.generator().badLines(), outcome.summary().deadLetters());
       assertEquals(
           scenario.generator().badLines(), DeltaLakeTables.readDeadLetters(warehouse).size());

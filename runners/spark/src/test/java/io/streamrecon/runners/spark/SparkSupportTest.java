@@ -5,7 +5,7 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.pipeline.FakeSparkSupport;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;

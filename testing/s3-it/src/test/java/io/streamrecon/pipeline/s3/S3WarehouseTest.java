@@ -12,7 +12,7 @@ import static org.junit.Assert.assertTrue;
 
 import io.delta.kernel.defaults.internal.logstore.LogStoreProvider;
 import io.delta.storage.S3SingleDriverLogStore;
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.cli.StreamRecon;
 import io.streamrecon.pipeline.testing.ChildProcesses;
 import io.streamrecon.pipeline.testing.CrashHarness;
@@ -110,14 +110,14 @@ public class S3WarehouseTest {
     assertFalse(Files.exists(Path.of("s3a:")));
     // Every table's log as the server lists it, and as S3A does: the same commits.
     for (String table :
-        List.of(DeltaLakeIO.RAW_EVENTS, DeltaLakeIO.DELTAS, DeltaLakeIO.DEAD_LETTERS)) {
+        List.of(WarehouseTables.RAW_EVENTS, WarehouseTables.DELTAS, WarehouseTables.DEAD_LETTERS)) {
       Set<String> stored = serverObjects("recon/" + table + "/_delta_log");
       assertTrue(table + ": " + stored, stored.contains("00000000000000000000.json"));
       assertEquals(table, stored, listedThroughS3a(remote + "/" + table + "/_delta_log"));
     }
     assertTrue(
         "raw events' Parquet files are objects on the server",
-        s3.keys("recon/" + DeltaLakeIO.RAW_EVENTS + "/").stream()
+        s3.keys("recon/" + WarehouseTables.RAW_EVENTS + "/").stream()
             .anyMatch(k -> k.endsWith(".parquet")));
 
     String copy =

@@ -92,6 +92,7 @@ final class SoakProducer implements AutoCloseable {
   private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
   private long startNanos;
   private volatile Instant endedAt;
+  private volatile Instant prefilledAt;
   private long hotBucketCandidate;
   // Per ordinal, epoch ms, VerdictLatency.NONE until known. The append times are written by the
   // client's I/O thread in send callbacks and read after awaitSent(): flush() waits for each
@@ -135,6 +136,11 @@ final class SoakProducer implements AutoCloseable {
 
   Instant endedAt() {
     return endedAt;
+  }
+
+  /** When the pre-fill was sent and the live stream began; null before. */
+  Instant prefilledAt() {
+    return prefilledAt;
   }
 
   long idsProduced() {
@@ -214,6 +220,7 @@ final class SoakProducer implements AutoCloseable {
       double perSlotNanos = plan.duration().toNanos() / (double) slots;
       startNanos = System.nanoTime();
       prefill();
+      prefilledAt = Instant.now();
       long start = System.nanoTime();
       long nextId = 0;
       long hotVersion = 0;

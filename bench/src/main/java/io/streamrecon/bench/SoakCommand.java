@@ -56,7 +56,9 @@ import picocli.CommandLine.Option;
  * the producer. At the end it waits for the last verdicts, compares the counts with what the
  * producer generated, and reports the verdict latency ({@link VerdictLatency}: from the later Kafka
  * append time of a pair, or from a missing entry's event time plus the timeout, to the commit of
- * the verdict's row in {@code deltas}) in {@code latency.md}.
+ * the verdict's row in {@code deltas}) in {@code latency.md}. With {@code --targetLag}, {@code
+ * --targetBurstEvery} and {@code --prefillSource} the target runs behind or comes in bursts and
+ * the pipeline holds that much more open state ({@link SoakProducer}).
  */
 @Command(name = "soak", description = "Streaming soak on a real broker: state, heap, batch time.")
 public final class SoakCommand implements Callable<Integer> {
@@ -129,6 +131,22 @@ public final class SoakCommand implements Callable<Integer> {
       description = "record the pipeline JVM with JFR (settings=profile) into pipeline.jfr in --dir")
   boolean jfr;
 
+  @Option(names = "--targetLag", defaultValue = "0s",
+      description = "send each target event this long after its source partner, with the same"
+          + " event time (a replica running behind); the pipeline gets --targetLag of this plus"
+          + " --targetBurstEvery unless a --pipelineArg declares one")
+  String targetLag;
+
+  @Option(names = "--targetBurstEvery", defaultValue = "0s",
+      description = "load the target in bursts: hold its due events until the next multiple of"
+          + " this interval since production began (0s = as they come)")
+  String targetBurstEvery;
+
+  @Option(names = "--prefillSource", defaultValue = "0",
+      description = "matching source events sent at once before the live stream, their target"
+          + " partners after --targetLag: open state from the start")
+  long prefillSource;
+
   @Option(names = "--seed", defaultValue = "42")
   long seed;
 
@@ -197,9 +215,21 @@ public final class SoakCommand implements Callable<Integer> {
     Path root = Path.of("").toAbsolutePath();
     int uiPort = freePort();
     String group = "soak-" + System.currentTimeMillis();
+    Duration lag = Duration.ofMillis(DurationParser.parse("--targetLag", targetLag).getMillis());
+    Duration burstEvery = Duration.ofMillis(
+        DurationParser.parse("--targetBurstEvery", targetBurstEvery).getMillis());
+    if (prefillSource < 0) {
+      throw new IllegalArgumentException("--prefillSource must be 0 or more, not " + prefillSource);
+    }
     SoakProducer.Plan plan =
         new SoakProducer.Plan(ids, Duration.ofMillis((long) (minutes * 60_000)), hotShare,
-            hotBucketShare, Math.max(buckets, 1), seed);
+            hotBucketShare, Math.max(buckets, 1), seed, lag, burstEvery, prefillSource);
+    if (plan.targetDeferred() && !engine.equals("peer")
+        && pipelineArgs.stream().noneMatch(a -> a.startsWith("--targetLag="))) {
+      // The target topic stays empty for the lag after the start: without a declared lag its
+      // idle partition would follow the wall clock and every target record would be late.
+      pipelineArgs.add("--targetLag=" + lag.plus(burstEvery).toSeconds() + "s");
+    }
 
     try (PrintStream out = new PrintStream(Files.newOutputStream(report), true, StandardCharsets.UTF_8);
         KafkaBrokerProcess broker = KafkaBrokerProcess.start(dir.resolve("broker"))) {
@@ -214,9 +244,11 @@ public final class SoakCommand implements Callable<Integer> {
           new SoakProducer(broker.bootstrapServers(), "soak-src", "soak-tgt", plan)) {
         tee(out, String.format(Locale.ROOT,
             "soak: engine %s, %,d distinct ids over %.0f min (%.0f ids/s), hot id share %.2f,"
-                + " hot bucket share %.2f, timeout %s, buckets %s, -Xmx%s; load average %.1f",
+                + " hot bucket share %.2f, timeout %s, buckets %s, -Xmx%s, target lag %s,"
+                + " target bursts every %s, source pre-fill %,d; load average %.1f",
             engine, ids, minutes, ids / (minutes * 60), hotShare, hotBucketShare, timeout,
-            buckets == 0 ? "none (one key per id)" : buckets, xmx, load()));
+            buckets == 0 ? "none (one key per id)" : buckets, xmx, targetLag, targetBurstEvery,
+            prefillSource, load()));
         tee(out, "pipeline: " + String.join(" ", cmd.subList(cmd.indexOf("-cp") + 2, cmd.size())));
         // Time to start is not the soak: production begins when the pipeline reads.
         awaitStarted(pipeline, pipelineLog);
@@ -297,14 +329,23 @@ public final class SoakCommand implements Callable<Integer> {
         FinalCheck check = finalCheck(out, producer, pipeline, conf, warehouse.toString());
         verdictsAgree = check.agree();
         eventsPerSecond = producer.eventsProduced() / (minutes * 60);
+        // The pre-fill comes first, and a lagging or bursty target sends its last events up to
+        // its lag and one burst interval after the source's last.
+        double plannedSeconds = minutes * 60
+            + (producer.prefilledAt() == null ? 0
+                : Duration.between(t0, producer.prefilledAt()).toMillis() / 1e3)
+            + plan.targetLag().plus(plan.targetBurstEvery()).toMillis() / 1e3;
         sustain = SustainRule.judge(lagSamples, eventsPerSecond,
-            minutes * 60, productionSeconds, drainSeconds);
+            plannedSeconds, productionSeconds, drainSeconds);
         tee(out, String.format(Locale.ROOT, "rate %.0f ids/s (%.0f events/s): %s; lag max %.1f s,"
-                + " first third %.1f s, last third %.1f s; stored %.0f s after production (%s)",
+                + " first third %.1f s, last third %.1f s; stored %.0f s after production (%s)%s",
             ids / (minutes * 60), eventsPerSecond, sustain.held() ? "held" : "NOT held",
             sustain.maxLagSeconds(),
             sustain.firstThirdSeconds(), sustain.lastThirdSeconds(), sustain.drainSeconds(),
-            sustain.reason()));
+            sustain.reason(),
+            // A burst or the pre-fill is a backlog by design: the lag rule is for a steady rate.
+            plan.targetBurstEvery().isZero() && plan.prefillSource() == 0 ? ""
+                : "; bursts and the pre-fill count as lag, so this says nothing of the rate"));
         reportLatency(out, producer, conf, warehouse.toString(), check.deltas(), pairingTimeout);
         return check.agree() ? 0 : 1;
       } finally {

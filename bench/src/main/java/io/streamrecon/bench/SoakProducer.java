@@ -3,6 +3,7 @@ package io.streamrecon.bench;
 import io.streamrecon.transforms.pairing.PairEvents;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Map;
@@ -33,15 +34,40 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * the batch to the log, when the pipeline could first read the event. On this one machine that is
  * the same wall clock the pipeline's Delta commits are stamped with. The producer's create time
  * would count the client's batching ({@code linger.ms}) and the send against the pipeline.
+ *
+ * <p>A lagging target ({@link Plan#targetLag}): each target event is sent that long after its
+ * source partner, with the same event time, so the target's records are appended that far behind
+ * their event times, as a replica running behind appends them. With {@link Plan#targetBurstEvery}
+ * the target is loaded in bursts instead: what is due is held until the next multiple of that
+ * interval since the start, and the target topic is quiet in between. {@link Plan#prefillSource}
+ * source events (ids {@code pre-%09d}, all MATCH) are sent as fast as the client goes before the
+ * live stream; their target partners follow after the lag, so the pipeline holds them open until
+ * then.
  */
 final class SoakProducer implements AutoCloseable {
   static final String HOT_ID = "hot-000000";
   private static final String ORDINARY_ID_PREFIX = "ord-";
   private static final String HOT_BUCKET_ID_PREFIX = "hb-";
+  private static final String PREFILL_ID_PREFIX = "pre-";
+
+  /** A target event waiting for its due time; its JSON is made when it is sent. */
+  private record Deferred(long releaseNanos, String id, String eventTime, long cents, int delta,
+      int ordinal) {}
 
   /** What to produce. */
   record Plan(int ids, Duration duration, double hotShare, double hotBucketShare, int buckets,
-      long seed) {
+      long seed, Duration targetLag, Duration targetBurstEvery, long prefillSource) {
+    /** A target on time, in step with the source, and no pre-filled state. */
+    Plan(int ids, Duration duration, double hotShare, double hotBucketShare, int buckets,
+        long seed) {
+      this(ids, duration, hotShare, hotBucketShare, buckets, seed, Duration.ZERO, Duration.ZERO, 0);
+    }
+
+    /** Whether target events wait for their due time instead of going with their source's. */
+    boolean targetDeferred() {
+      return !targetLag.isZero() || !targetBurstEvery.isZero();
+    }
+
     long slots() {
       return (long) Math.ceil(ids / (1 - hotShare));
     }
@@ -62,7 +88,11 @@ final class SoakProducer implements AutoCloseable {
   private final long[] kinds = new long[Kind.values().length];
   private final BitSet bucketsSeen = new BitSet();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  /** Target events not yet due, in due order (only the producer thread touches it). */
+  private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
+  private long startNanos;
   private volatile Instant endedAt;
+  private volatile Instant prefilledAt;
   private long hotBucketCandidate;
   // Per ordinal, epoch ms, VerdictLatency.NONE until known. The append times are written by the
   // client's I/O thread in send callbacks and read after awaitSent(): flush() waits for each
@@ -106,6 +136,11 @@ final class SoakProducer implements AutoCloseable {
 
   Instant endedAt() {
     return endedAt;
+  }
+
+  /** When the pre-fill was sent and the live stream began; null before. */
+  Instant prefilledAt() {
+    return prefilledAt;
   }
 
   long idsProduced() {
@@ -183,6 +218,9 @@ final class SoakProducer implements AutoCloseable {
     try {
       long slots = plan.slots();
       double perSlotNanos = plan.duration().toNanos() / (double) slots;
+      startNanos = System.nanoTime();
+      prefill();
+      prefilledAt = Instant.now();
       long start = System.nanoTime();
       long nextId = 0;
       long hotVersion = 0;
@@ -192,6 +230,7 @@ final class SoakProducer implements AutoCloseable {
         if (wait > 1_000_000) {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
+        releaseDue();
         Instant nowInstant = Instant.now();
         String now = nowInstant.toString();
         if (crosses(k, plan.hotShare())) {
@@ -220,8 +259,7 @@ final class SoakProducer implements AutoCloseable {
           send(sourceTopic, id, json(id, now, amountCents, 0, "src"), sourceAppendMillis, i);
         }
         if (kind != Kind.MISSING_IN_TARGET) {
-          send(targetTopic, id, json(id, now, amountCents, kind == Kind.MISMATCH ? 1 : 0, "tgt"),
-              targetAppendMillis, i);
+          sendTarget(id, now, amountCents, kind == Kind.MISMATCH ? 1 : 0, i);
         }
         synchronized (this) {
           kinds[kind.ordinal()]++;
@@ -229,12 +267,78 @@ final class SoakProducer implements AutoCloseable {
         }
         idsProduced.incrementAndGet();
       }
+      // The lagging target goes on after the source's last event, until its last is sent.
+      while (!deferred.isEmpty()) {
+        long wait = deferred.peekFirst().releaseNanos() - System.nanoTime();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);
+        }
+        releaseDue();
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
       failure.set(e);
     } finally {
       endedAt = Instant.now();
+    }
+  }
+
+  /**
+   * Sends {@link Plan#prefillSource} matching source events at once; their target partners are
+   * deferred like every target event (with neither a lag nor bursts they follow at once).
+   */
+  private void prefill() {
+    for (long j = 0; j < plan.prefillSource(); j++) {
+      String id = String.format(PREFILL_ID_PREFIX + "%09d", j);
+      String now = Instant.now().toString();
+      long amountCents = 100 + (j * 7919) % 1_000_000;
+      send(sourceTopic, id, json(id, now, amountCents, 0, "src"), null, -1);
+      sendTarget(id, now, amountCents, 0, -1);
+      synchronized (this) {
+        kinds[Kind.MATCH.ordinal()]++;
+        bucketsSeen.set(PairEvents.bucketOf(id, Math.max(plan.buckets(), 1)));
+      }
+      idsProduced.incrementAndGet();
+    }
+  }
+
+  /**
+   * Sends a target event now, or, with a lagging or bursty target, queues it for its due time:
+   * {@link Plan#targetLag} from now, held to the next burst when the target comes in bursts.
+   */
+  private void sendTarget(String id, String eventTime, long cents, int delta, int ordinal) {
+    if (!plan.targetDeferred()) {
+      send(targetTopic, id, json(id, eventTime, cents, delta, "tgt"),
+          ordinal < 0 ? null : targetAppendMillis, ordinal);
+      return;
+    }
+    long due = dueNanos(System.nanoTime(), startNanos, plan.targetLag(), plan.targetBurstEvery());
+    deferred.addLast(new Deferred(due, id, eventTime, cents, delta, ordinal));
+    releaseDue();
+  }
+
+  /**
+   * When a target event made at {@code nowNanos} is sent: {@code lag} later, and with bursts at
+   * the first multiple of {@code burstEvery} since {@code startNanos} from then on.
+   */
+  static long dueNanos(long nowNanos, long startNanos, Duration lag, Duration burstEvery) {
+    long due = nowNanos + lag.toNanos();
+    long every = burstEvery.toNanos();
+    if (every <= 0) {
+      return due;
+    }
+    long bursts = Math.floorDiv(due - startNanos + every - 1, every);
+    return startNanos + bursts * every;
+  }
+
+  /** Sends the deferred target events that are due. */
+  private void releaseDue() {
+    long now = System.nanoTime();
+    while (!deferred.isEmpty() && deferred.peekFirst().releaseNanos() <= now) {
+      Deferred d = deferred.pollFirst();
+      send(targetTopic, d.id(), json(d.id(), d.eventTime(), d.cents(), d.delta(), "tgt"),
+          d.ordinal() < 0 ? null : targetAppendMillis, d.ordinal());
     }
   }
 

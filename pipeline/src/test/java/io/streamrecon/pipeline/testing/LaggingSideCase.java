@@ -2,7 +2,7 @@ package io.streamrecon.pipeline.testing;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.deltalake.DeltaLakeIO;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.pipeline.samples.SampleGenerator;
@@ -321,7 +321,7 @@ public final class LaggingSideCase {
 
   private static Set<String> lateIds(Path wh) {
     Set<String> ids = new TreeSet<>();
-    if (!Files.isDirectory(wh.resolve(DeltaLakeIO.LATE_EVENTS).resolve("_delta_log"))) {
+    if (!Files.isDirectory(wh.resolve(WarehouseTables.LATE_EVENTS).resolve("_delta_log"))) {
       return ids;
     }
     try {
@@ -336,7 +336,7 @@ public final class LaggingSideCase {
 
   /** A few late events with the watermark each missed: says which clock moved past them. */
   private static String lateSample(Path wh) {
-    if (!Files.isDirectory(wh.resolve(DeltaLakeIO.LATE_EVENTS).resolve("_delta_log"))) {
+    if (!Files.isDirectory(wh.resolve(WarehouseTables.LATE_EVENTS).resolve("_delta_log"))) {
       return "";
     }
     try {

@@ -47,7 +47,7 @@ import java.util.regex.Pattern;
  * </ul>
  */
 final class FlinkContender {
-  static final String VERSION = "0.1.0-SNAPSHOT";
+  static final String VERSION = "0.2.0-SNAPSHOT";
   /** The class path of a Flink distribution's lib/, relative to the repository root. */
   static final String DIST_JARS = "runners/dist/flink/target/jars";
   /** The jar {@code flink run} is given, relative to the repository root. */

@@ -574,7 +574,7 @@ public final class SoakCommand implements Callable<Integer> {
       main = main != null ? main : PeerStream.class.getName();
       runner = List.of("--sparkMaster=local[2]");
     } else {
-      String version = "0.1.0-SNAPSHOT";
+      String version = "0.2.0-SNAPSHOT";
       cp = cp != null ? cp : root.resolve("runners/dist/flink/target/jars") + "/*"
           + java.io.File.pathSeparator
           + root.resolve("runners/flink/target/streamrecon-runner-flink-" + version + "-flink-run.jar");

@@ -76,7 +76,7 @@ public class FlinkContenderTest {
     Path root = Path.of("/repo");
     assertEquals(
         "/repo/runners/dist/flink/target/jars/*" + File.pathSeparator
-            + "/repo/runners/flink/target/streamrecon-runner-flink-0.1.0-SNAPSHOT-flink-run.jar",
+            + "/repo/runners/flink/target/streamrecon-runner-flink-0.2.0-SNAPSHOT-flink-run.jar",
         FlinkContender.classpath(root));
   }
 

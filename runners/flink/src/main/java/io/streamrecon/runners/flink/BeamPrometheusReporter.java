@@ -26,6 +26,8 @@ import org.apache.flink.metrics.prometheus.AbstractPrometheusReporter;
 import org.apache.flink.metrics.prometheus.PrometheusReporter;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.joda.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Flink's {@link PrometheusReporter} with Beam's metrics under the series names of {@link
@@ -46,6 +48,8 @@ import org.joda.time.Instant;
  * the reporter's.
  */
 final class BeamPrometheusReporter implements MetricReporter {
+  private static final Logger LOG = LoggerFactory.getLogger(BeamPrometheusReporter.class);
+
   private final PrometheusReporter flink;
   private final char delimiter;
   private final Map<Metric, MetricName> beam = new ConcurrentHashMap<>();
@@ -59,6 +63,18 @@ final class BeamPrometheusReporter implements MetricReporter {
   public void open(MetricConfig config) {
     flink.open(config);
     registry(flink).register(new BeamCollector());
+    LOG.info("Prometheus series served at http://<this host>:{}/metrics", port(flink));
+  }
+
+  /** The port Flink's reporter took from its range, or "?" when this Flink hides it elsewhere. */
+  private static String port(PrometheusReporter flink) {
+    try {
+      Field f = PrometheusReporter.class.getDeclaredField("port");
+      f.setAccessible(true);
+      return String.valueOf(f.getInt(flink));
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return "?";
+    }
   }
 
   @Override

@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * each scrape, added up across operators and subtasks by the same mapping as on the SparkRunner.
  *
  * <p>Flink's reporter cannot be subclassed outside its package and keeps its collector registry in
- * a package-private field; the Beam collector is registered there, read once at {@link #open}. A
- * Flink version without that field fails the reporter's start with a message saying so, and Flink
- * runs the job without it.
+ * a package-private field; the Beam collector is registered there when the reporter is made. A
+ * Flink version without that field fails the reporter's creation with a message saying so, and
+ * Flink runs the job without it.
  *
  * <p>Values come from the value objects by reflection where they are Beam classes: under {@code
  * flink run} the reporter is a Flink plugin, and Beam's classes in the job's class loader are not
@@ -54,15 +54,24 @@ final class BeamPrometheusReporter implements MetricReporter {
   private final char delimiter;
   private final Map<Metric, MetricName> beam = new ConcurrentHashMap<>();
 
+  /**
+   * Registers the Beam collector with Flink's reporter; when that fails, closes Flink's reporter
+   * (whose HTTP server is already up) and throws, so Flink reports the reporter as not created.
+   */
   BeamPrometheusReporter(PrometheusReporter flink, char delimiter) {
     this.flink = flink;
     this.delimiter = delimiter;
+    try {
+      registry(flink).register(new BeamCollector());
+    } catch (RuntimeException e) {
+      flink.close();
+      throw e;
+    }
   }
 
   @Override
   public void open(MetricConfig config) {
     flink.open(config);
-    registry(flink).register(new BeamCollector());
     LOG.info("Prometheus series served at http://<this host>:{}/metrics", port(flink));
   }
 

@@ -220,9 +220,17 @@ public final class FlinkRecovery implements RunnerSupport {
    * first free port of {@value #DEFAULT_PORTS}. A configuration that sets only the port keeps it;
    * one whose {@code metrics.reporters} leaves {@value #REPORTER} out turns it off (Flink's rule).
    */
-  static Map<String, String> prometheusReporter(String confDir) {
+  private static Map<String, String> prometheusReporter(String confDir) {
+    boolean none = confDir == null || confDir.isBlank();
+    if (!none && !Files.isDirectory(java.nio.file.Path.of(confDir))) {
+      throw new IllegalArgumentException(
+          "--flinkConfDir="
+              + confDir
+              + " is not a directory: give a Flink configuration directory (with config.yaml or"
+              + " flink-conf.yaml), or leave the option out");
+    }
     org.apache.flink.configuration.Configuration given =
-        confDir == null || confDir.isBlank()
+        none
             ? new org.apache.flink.configuration.Configuration()
             : GlobalConfiguration.loadConfiguration(confDir);
     Map<String, String> settings = new LinkedHashMap<>();

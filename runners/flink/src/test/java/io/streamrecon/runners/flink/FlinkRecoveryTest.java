@@ -135,6 +135,20 @@ public class FlinkRecoveryTest {
   }
 
   @Test
+  public void aFlinkConfDirThatIsNoDirectoryIsAUsageError() throws Exception {
+    Path root = tmp.newFolder("root").toPath();
+    String missing = root.resolve("no-such-dir").toString();
+    FlinkPipelineOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--runner=FlinkRunner", "--flinkMaster=[local]", "--flinkConfDir=" + missing)
+            .as(FlinkPipelineOptions.class);
+    IllegalArgumentException e =
+        org.junit.Assert.assertThrows(
+            IllegalArgumentException.class, () -> new FlinkRecovery().configure(o, job(root)));
+    assertThat(e.getMessage(), containsString("--flinkConfDir=" + missing + " is not a directory"));
+  }
+
+  @Test
   public void aRemoteMasterRestoresThroughSavepointPath() throws Exception {
     Path root = tmp.newFolder("root").toPath();
     checkpoint(root.resolve("flink"), "f1", 4, true);

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import org.junit.After;
 import org.junit.Assume;
 import org.junit.Rule;
 import org.junit.Test;
@@ -35,7 +36,7 @@ import org.junit.rules.TemporaryFolder;
 /**
  * A real Prometheus (Debian's package, in its own process, with a generated configuration, a free
  * port and its storage in a temporary directory) scrapes a streaming job started with {@code
- * bin/streamrecon run} on the SparkRunner, and evaluates the shipped alert rules: the input series
+ * bin/streamrecon run} on the SparkRunner and on the FlinkRunner, and evaluates the shipped alert rules: the input series
  * move as records flow, the verdict and row series equal the tables once the job is done, and a
  * dead letter fired {@code StreamreconDeadLetters}. Without the prometheus binary the test is
  * skipped, unless STREAMRECON_REQUIRE_PROMTOOL is set (as CI does), which makes it fail.
@@ -48,9 +49,69 @@ public class PrometheusScrapeTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private int prometheusPort;
+  private Process server;
+
+  /** Stops the Prometheus a test started. */
+  @After
+  public void stopPrometheus() {
+    if (server != null) {
+      ChildProcesses.kill(server);
+    }
+  }
 
   @Test
   public void prometheusScrapesARunningSparkJobAndItsSeriesEqualTheTables() throws Exception {
+    int uiPort = Distribution.freePort();
+    scrapeAStreamingJob(
+        List.of("--runner=SparkRunner", "--sparkMaster=local[2]", "--batchIntervalMillis=1000"),
+        List.of("-Dspark.ui.port=" + uiPort),
+        "/metrics/prometheus",
+        uiPort,
+        List.of());
+  }
+
+  /**
+   * The same on the FlinkRunner's embedded cluster: its Prometheus reporter, on the port the run's
+   * Flink configuration names (the reporter class is the one bin/streamrecon adds by default).
+   */
+  @Test
+  public void prometheusScrapesARunningFlinkJobAndItsSeriesEqualTheTables() throws Exception {
+    int reporterPort = Distribution.freePort();
+    Path conf = tmp.newFolder("flink-conf").toPath();
+    Files.writeString(
+        conf.resolve("config.yaml"), "metrics.reporter.prom.port: " + reporterPort + "\n");
+    scrapeAStreamingJob(
+        List.of(
+            "--runner=FlinkRunner",
+            "--flinkMaster=[local]",
+            // One subtask per operator: each topic has one partition, and with two subtasks the
+            // second source subtask reads none; in one of two runs the operators' watermark then
+            // stayed at its minimum and no entry closed. Adding up subtasks is the reporter's
+            // unit test's (BeamPrometheusReporterTest).
+            "--parallelism=1",
+            "--checkpointingInterval=2000",
+            "--flinkConfDir=" + conf),
+        List.of(),
+        "/metrics",
+        reporterPort,
+        List.of(
+            "flink_jobmanager_job_lastCheckpointDuration",
+            "flink_taskmanager_job_task_operator_numRecordsIn"));
+  }
+
+  /**
+   * A streaming job from Kafka, started with bin/streamrecon with {@code runnerArgs} and {@code
+   * jvmOptions}, serving its series at {@code metricsPath} on {@code metricsPort}, scraped by a
+   * Prometheus this test starts, which also finds the runner's own {@code engineSeries} on the
+   * same page while the job runs.
+   */
+  private void scrapeAStreamingJob(
+      List<String> runnerArgs,
+      List<String> jvmOptions,
+      String metricsPath,
+      int metricsPort,
+      List<String> engineSeries)
+      throws Exception {
     String prometheus = prometheusBinary();
     Path root = Distribution.runnersDir().normalize().getParent();
     Path dir = tmp.getRoot().toPath();
@@ -65,30 +126,22 @@ public class PrometheusScrapeTest {
       kafka.produceLines("src", source.subList(0, half));
       kafka.produceLines("tgt", target);
 
-      int uiPort = Distribution.freePort();
       Path jobLog = dir.resolve("job.log");
-      Process job =
-          CrashHarness.binStreamrecon(root)
-              .start(
-                  List.of(
-                      "--runner=SparkRunner",
-                      "--sparkMaster=local[2]",
-                      "--batchIntervalMillis=1000",
-                      "--source=" + kafka.uri("src"),
-                      "--target=" + kafka.uri("tgt"),
-                      "--warehouse=" + wh,
-                      "--kafkaMaxOutOfOrderness=5s",
-                      "--kafkaIdleAfter=10s",
-                      "--timeout=1m",
-                      "--commitInterval=1s",
-                      "--kafkaProperties=group.id=prometheus-" + UUID.randomUUID()),
-                  jobLog,
-                  null,
-                  List.of("-Dspark.ui.port=" + uiPort));
-      Process server = null;
+      List<String> args = new ArrayList<>(runnerArgs);
+      args.addAll(
+          List.of(
+              "--source=" + kafka.uri("src"),
+              "--target=" + kafka.uri("tgt"),
+              "--warehouse=" + wh,
+              "--kafkaMaxOutOfOrderness=5s",
+              "--kafkaIdleAfter=10s",
+              "--timeout=1m",
+              "--commitInterval=1s",
+              "--kafkaProperties=group.id=prometheus-" + UUID.randomUUID()));
+      Process job = CrashHarness.binStreamrecon(root).start(args, jobLog, null, jvmOptions);
       Path serverLog = dir.resolve("prometheus.log");
       try {
-        server = startPrometheus(prometheus, dir, uiPort, serverLog);
+        server = startPrometheus(prometheus, dir, metricsPath, metricsPort, serverLog);
         Process running = job;
 
         // The first half of the source and the whole target are read.
@@ -131,10 +184,16 @@ public class PrometheusScrapeTest {
             () -> openEntries() == 0 && seriesEqualTables(wh),
             () -> "open entries " + openEntries() + "; " + comparison(wh));
         assertTrue(query("sum(streamrecon_verdicts_total{status=\"mismatch\"})") > 0);
-      } finally {
-        if (server != null) {
-          ChildProcesses.kill(server);
+        for (String series : engineSeries) {
+          ChildProcesses.await(
+              "Prometheus sees the runner's own " + series,
+              60,
+              running,
+              jobLog,
+              () -> query("count(" + series + ")") >= 1,
+              () -> "series named like it: " + namesContaining(series.substring(0, 20)));
         }
+      } finally {
         ChildProcesses.kill(job);
       }
     }
@@ -187,6 +246,21 @@ public class PrometheusScrapeTest {
     }
   }
 
+  /** The names of the series Prometheus holds that contain {@code part}. */
+  private String namesContaining(String part) {
+    try {
+      List<String> names = new ArrayList<>();
+      for (JsonNode n : get("/api/v1/label/__name__/values").path("data")) {
+        if (n.asText().contains(part)) {
+          names.add(n.asText());
+        }
+      }
+      return names.toString();
+    } catch (IOException e) {
+      return "(unknown: " + e.getMessage() + ")";
+    }
+  }
+
   private boolean firing(String alert) {
     try {
       for (JsonNode a : get("/api/v1/alerts").path("data").path("alerts")) {
@@ -219,11 +293,11 @@ public class PrometheusScrapeTest {
   }
 
   /**
-   * Prometheus scraping the driver's UI every second and evaluating the shipped rules every
+   * Prometheus scraping the job every second and evaluating the shipped rules every
    * second, on loopback only; storage in the test's directory.
    */
-  private Process startPrometheus(String binary, Path dir, int uiPort, Path log)
-      throws IOException {
+  private Process startPrometheus(
+      String binary, Path dir, String metricsPath, int metricsPort, Path log) throws IOException {
     prometheusPort = Distribution.freePort();
     Path rules =
         Distribution.runnersDir()
@@ -242,9 +316,9 @@ public class PrometheusScrapeTest {
             "  - " + rules,
             "scrape_configs:",
             "  - job_name: streamrecon",
-            "    metrics_path: /metrics/prometheus",
+            "    metrics_path: " + metricsPath,
             "    static_configs:",
-            "      - targets: ['" + Distribution.LOOPBACK + ":" + uiPort + "']",
+            "      - targets: ['" + Distribution.LOOPBACK + ":" + metricsPort + "']",
             ""));
     return ChildProcesses.start(
         List.of(

@@ -10,11 +10,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.hadoop.fs.FileSystem;
@@ -30,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * cluster the checkpoint goes into a generated Flink configuration directory ({@code
  * execution.savepoint.path}) passed as {@code --flinkConfDir}. Bundles are finished before the
  * checkpoint barrier ({@code --finishBundleBeforeCheckpointing}), so no output waits in the
- * runner for the next input. Options set by the user win.
+ * runner for the next input. Options set by the user win. The embedded cluster also gets the
+ * Prometheus reporter of {@link BeamPrometheusReporterFactory} through that directory, unless
+ * the run's own {@code --flinkConfDir} configures it.
  *
  * <p>Under {@code flink run} (Beam's {@code [auto]} master) Beam takes the client's environment as
  * it is, so only the client restores: a job with completed checkpoints starts when the command
@@ -52,6 +57,18 @@ public final class FlinkRecovery implements RunnerSupport {
    * native library.
    */
   public static final String DEFAULT_STATE_BACKEND = "filesystem";
+
+  /** The name of the Prometheus reporter in an embedded cluster's configuration. */
+  static final String REPORTER = "prom";
+
+  /** Its factory setting. */
+  static final String REPORTER_FACTORY = "metrics.reporter." + REPORTER + ".factory.class";
+
+  /** Its port setting: a port or a range, of which the reporter takes the first free one. */
+  static final String REPORTER_PORT = "metrics.reporter." + REPORTER + ".port";
+
+  /** The ports an embedded cluster's reporter tries: Flink's default and the next ten. */
+  static final String DEFAULT_PORTS = "9249-9259";
 
   /** Flink 1.19 reads this file first from a configuration directory (then flink-conf.yaml). */
   static final String CONFIG_FILE = "config.yaml";
@@ -107,6 +124,7 @@ public final class FlinkRecovery implements RunnerSupport {
     }
     String storage = f.getStateBackendStoragePath();
     String restore = "nothing to restore (no completed checkpoint)";
+    Map<String, String> settings = new LinkedHashMap<>();
     try {
       FileSystem fs = JobCheckpoints.fileSystem(storage);
       Path storagePath = new Path(storage);
@@ -129,7 +147,7 @@ public final class FlinkRecovery implements RunnerSupport {
                   + job.checkpointRoot()
                   + " are moved aside)");
         } else {
-          restoreFrom(f, chk);
+          restoreFrom(f, chk, settings);
           restore = "restoring from " + chk;
           int deleted = FlinkCheckpoints.deleteOlderJobs(fs, storagePath, newest.get());
           if (deleted > 0) {
@@ -139,6 +157,17 @@ public final class FlinkRecovery implements RunnerSupport {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list the Flink checkpoints under " + storage, e);
+    }
+    String metrics = "";
+    if (embedded(f)) {
+      settings.putAll(prometheusReporter(f.getFlinkConfDir()));
+      if (!settings.isEmpty()) {
+        writeConfDir(f, settings);
+      }
+      String port = settings.get(REPORTER_PORT);
+      if (port != null) {
+        metrics = "; Prometheus series on the first free port of " + port;
+      }
     }
     // No @RequiresStableInput on the commit steps: Beam 2.70's stable-input buffer drops its
     // watermark hold when a checkpoint completes and after a restore (apache/beam#39991, fix in
@@ -158,7 +187,8 @@ public final class FlinkRecovery implements RunnerSupport {
             + ") under "
             + storage
             + "; "
-            + restore);
+            + restore
+            + metrics);
   }
 
   /**
@@ -184,39 +214,97 @@ public final class FlinkRecovery implements RunnerSupport {
         .filter(p -> !p.isBlank());
   }
 
+  /**
+   * The Prometheus reporter of an embedded cluster, unless the run's {@code --flinkConfDir}
+   * configures the {@value #REPORTER} reporter itself: {@link BeamPrometheusReporterFactory} on the
+   * first free port of {@value #DEFAULT_PORTS}. A configuration that sets only the port keeps it;
+   * one whose {@code metrics.reporters} leaves {@value #REPORTER} out turns it off (Flink's rule).
+   */
+  private static Map<String, String> prometheusReporter(String confDir) {
+    boolean none = confDir == null || confDir.isBlank();
+    if (!none && !Files.isDirectory(java.nio.file.Path.of(confDir))) {
+      throw new IllegalArgumentException(
+          "--flinkConfDir="
+              + confDir
+              + " is not a directory: give a Flink configuration directory (with config.yaml or"
+              + " flink-conf.yaml), or leave the option out");
+    }
+    org.apache.flink.configuration.Configuration given =
+        none
+            ? new org.apache.flink.configuration.Configuration()
+            : GlobalConfiguration.loadConfiguration(confDir);
+    Map<String, String> settings = new LinkedHashMap<>();
+    if (!given.containsKey(REPORTER_FACTORY)) {
+      settings.put(REPORTER_FACTORY, BeamPrometheusReporterFactory.CLASS_NAME);
+      if (!given.containsKey(REPORTER_PORT)) {
+        settings.put(REPORTER_PORT, DEFAULT_PORTS);
+      }
+    }
+    return settings;
+  }
+
   /** A remote master takes {@code --savepointPath}; the embedded cluster reads its config dir. */
-  private static void restoreFrom(FlinkPipelineOptions f, String checkpoint) throws IOException {
-    String master = f.getFlinkMaster();
-    if (master != null && master.matches(".*:\\d+")) {
+  private static void restoreFrom(
+      FlinkPipelineOptions f, String checkpoint, Map<String, String> settings) {
+    if (remote(f)) {
       f.setSavepointPath(checkpoint);
       return;
     }
-    java.nio.file.Path dir = Files.createTempDirectory("streamrecon-flink-conf");
-    java.nio.file.Path config = dir.resolve(CONFIG_FILE);
-    String given = f.getFlinkConfDir();
-    if (given != null && !given.isBlank()) {
-      java.nio.file.Path from = java.nio.file.Path.of(given);
-      try (Stream<java.nio.file.Path> files = Files.list(from)) {
-        for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) files::iterator) {
-          if (Files.isRegularFile(p)) {
-            Files.copy(p, dir.resolve(p.getFileName()));
+    settings.put("execution.savepoint.path", checkpoint);
+  }
+
+  private static boolean remote(FlinkPipelineOptions f) {
+    String master = f.getFlinkMaster();
+    return master != null && master.matches(".*:\\d+");
+  }
+
+  /** The cluster Beam starts in this JVM: neither a remote master nor Flink's client. */
+  private static boolean embedded(FlinkPipelineOptions f) {
+    return !remote(f) && !underFlinkClient(f);
+  }
+
+  /**
+   * A new configuration directory: the files of the run's {@code --flinkConfDir}, if any, with
+   * {@code settings} added to its configuration file; the run then reads it.
+   */
+  private static void writeConfDir(FlinkPipelineOptions f, Map<String, String> settings) {
+    try {
+      java.nio.file.Path dir = Files.createTempDirectory("streamrecon-flink-conf");
+      java.nio.file.Path config = dir.resolve(CONFIG_FILE);
+      String given = f.getFlinkConfDir();
+      if (given != null && !given.isBlank()) {
+        java.nio.file.Path from = java.nio.file.Path.of(given);
+        try (Stream<java.nio.file.Path> files = Files.list(from)) {
+          for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) files::iterator) {
+            if (Files.isRegularFile(p)) {
+              Files.copy(p, dir.resolve(p.getFileName()));
+            }
           }
         }
+        // Flink prefers config.yaml; a legacy flink-conf.yaml alone is used as that file.
+        if (!Files.exists(config) && Files.exists(dir.resolve("flink-conf.yaml"))) {
+          config = dir.resolve("flink-conf.yaml");
+        }
       }
-      // Flink prefers config.yaml; a legacy flink-conf.yaml alone is used as that file.
-      if (!Files.exists(config) && Files.exists(dir.resolve("flink-conf.yaml"))) {
-        config = dir.resolve("flink-conf.yaml");
+      // config.yaml is standard YAML: a JSON string quotes any character a path may hold. The
+      // legacy flink-conf.yaml parser takes the rest of the line as the value, quotes included.
+      boolean yaml = config.getFileName().toString().equals(CONFIG_FILE);
+      com.fasterxml.jackson.databind.ObjectMapper json =
+          new com.fasterxml.jackson.databind.ObjectMapper();
+      StringBuilder lines = new StringBuilder("\n");
+      for (Map.Entry<String, String> e : settings.entrySet()) {
+        String value = yaml ? json.writeValueAsString(e.getValue()) : e.getValue();
+        lines.append(e.getKey()).append(": ").append(value).append('\n');
       }
+      Files.writeString(
+          config,
+          lines,
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+      f.setFlinkConfDir(dir.toString());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write a Flink configuration directory", e);
     }
-    // config.yaml is standard YAML: a JSON string quotes any character a path may hold. The
-    // legacy flink-conf.yaml parser takes the rest of the line as the value, quotes included.
-    String value =
-        config.getFileName().toString().equals(CONFIG_FILE)
-            ? new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(checkpoint)
-            : checkpoint;
-    String line = "\nexecution.savepoint.path: " + value + "\n";
-    Files.writeString(
-        config, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    f.setFlinkConfDir(dir.toString());
   }
 }

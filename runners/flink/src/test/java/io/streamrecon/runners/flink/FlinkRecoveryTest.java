@@ -94,6 +94,61 @@ public class FlinkRecoveryTest {
   }
 
   @Test
+  public void theEmbeddedClusterGetsThePrometheusReporter() throws Exception {
+    Path root = tmp.newFolder("root").toPath();
+    FlinkPipelineOptions o =
+        PipelineOptionsFactory.fromArgs("--runner=FlinkRunner", "--flinkMaster=[local]")
+            .as(FlinkPipelineOptions.class);
+    RunnerSupport.Recovery r = new FlinkRecovery().configure(o, job(root));
+    org.apache.flink.configuration.Configuration flink =
+        org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(o.getFlinkConfDir());
+    assertEquals(
+        BeamPrometheusReporterFactory.class.getName(),
+        flink.getString("metrics.reporter.prom.factory.class", "(none)"));
+    assertEquals("9249-9259", flink.getString("metrics.reporter.prom.port", "(none)"));
+    assertThat(r.description(), containsString("Prometheus series on the first free port of"));
+  }
+
+  @Test
+  public void aPortInTheRunsFlinkConfigurationIsKeptAndARemoteMasterGetsNoReporter()
+      throws Exception {
+    Path root = tmp.newFolder("root").toPath();
+    Path conf = tmp.newFolder("conf").toPath();
+    Files.writeString(conf.resolve("config.yaml"), "metrics.reporter.prom.port: 9300\n");
+    FlinkPipelineOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--runner=FlinkRunner", "--flinkMaster=[local]", "--flinkConfDir=" + conf)
+            .as(FlinkPipelineOptions.class);
+    new FlinkRecovery().configure(o, job(root));
+    org.apache.flink.configuration.Configuration flink =
+        org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(o.getFlinkConfDir());
+    assertEquals("9300", flink.getString("metrics.reporter.prom.port", "(none)"));
+    assertEquals(
+        BeamPrometheusReporterFactory.class.getName(),
+        flink.getString("metrics.reporter.prom.factory.class", "(none)"));
+
+    FlinkPipelineOptions remote =
+        PipelineOptionsFactory.fromArgs("--runner=FlinkRunner", "--flinkMaster=jm.example:8081")
+            .as(FlinkPipelineOptions.class);
+    new FlinkRecovery().configure(remote, job(tmp.newFolder("root2").toPath()));
+    assertNull("the cluster's own configuration applies", remote.getFlinkConfDir());
+  }
+
+  @Test
+  public void aFlinkConfDirThatIsNoDirectoryIsAUsageError() throws Exception {
+    Path root = tmp.newFolder("root").toPath();
+    String missing = root.resolve("no-such-dir").toString();
+    FlinkPipelineOptions o =
+        PipelineOptionsFactory.fromArgs(
+                "--runner=FlinkRunner", "--flinkMaster=[local]", "--flinkConfDir=" + missing)
+            .as(FlinkPipelineOptions.class);
+    IllegalArgumentException e =
+        org.junit.Assert.assertThrows(
+            IllegalArgumentException.class, () -> new FlinkRecovery().configure(o, job(root)));
+    assertThat(e.getMessage(), containsString("--flinkConfDir=" + missing + " is not a directory"));
+  }
+
+  @Test
   public void aRemoteMasterRestoresThroughSavepointPath() throws Exception {
     Path root = tmp.newFolder("root").toPath();
     checkpoint(root.resolve("flink"), "f1", 4, true);

@@ -56,7 +56,9 @@ public class LayeringTest {
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
-            "io.streamrecon.deltalake..", "io.streamrecon.transforms..", "io.streamrecon.pipeline..")
+            "io.streamrecon.deltalake..",
+            "io.streamrecon.transforms..",
+            "io.streamrecon.pipeline..")
         .check(MAIN);
   }
 

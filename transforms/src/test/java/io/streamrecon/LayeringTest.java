@@ -12,11 +12,11 @@ import org.junit.runner.RunWith;
 import org.junit.runners.JUnit4;
 
 /**
- * The layers of the transforms module (docs/architecture.md): on the core and storage modules,
- * side by side, the Beam transforms ({@code io.streamrecon.transforms}, with the Beam coders of the
+ * The layers of the transforms module (docs/architecture.md): on the core and storage modules, side
+ * by side, the Beam transforms ({@code io.streamrecon.transforms}, with the Beam coders of the
  * model records) and the Beam IO over the storage ({@code io.streamrecon.transforms.deltalake}).
- * That the core and the storage use no Beam is checked in their own modules, whose class paths
- * have none.
+ * That the core and the storage use no Beam is checked in their own modules, whose class paths have
+ * none.
  */
 @RunWith(JUnit4.class)
 public class LayeringTest {

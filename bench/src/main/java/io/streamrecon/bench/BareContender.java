@@ -85,7 +85,8 @@ final class BareContender {
     for (int i = 0; i < sources.size(); i++) {
       List<Event> batch = new ArrayList<>();
       for (Path file : List.of(sources.get(i), targets.get(i))) {
-        Side side = file.startsWith(dataDir.resolve(Generator.SOURCE_DIR)) ? Side.SOURCE : Side.TARGET;
+        Side side =
+            file.startsWith(dataDir.resolve(Generator.SOURCE_DIR)) ? Side.SOURCE : Side.TARGET;
         long line = 0;
         try (LineReader in =
             new LineReader(Files.newInputStream(file), ParseConfig.MAX_EVENT_BYTES_LIMIT)) {
@@ -97,7 +98,8 @@ final class BareContender {
             try {
               batch.add(
                   parser.parse(
-                      new RawInput(side, bytes, Origin.fileLine(file.toString(), line), Instant.EPOCH),
+                      new RawInput(
+                          side, bytes, Origin.fileLine(file.toString(), line), Instant.EPOCH),
                       scratch));
             } catch (InvalidEventException ex) {
               parseErrors++;
@@ -159,7 +161,10 @@ final class BareContender {
   private final class Sink implements Pairing.Sink<byte[]> {
     @Override
     public void verdict(
-        String naturalId, Verdict verdict, Pairing.Kept<byte[]> source, Pairing.Kept<byte[]> target) {
+        String naturalId,
+        Verdict verdict,
+        Pairing.Kept<byte[]> source,
+        Pairing.Kept<byte[]> target) {
       if (verdict.status() == Status.MATCH) {
         matchesEmitted++;
         return;

@@ -68,7 +68,9 @@ final class BeamContender {
     }
     args.addAll(pipelineArgs);
     ReconcileOptions options =
-        PipelineOptionsFactory.fromArgs(args.toArray(String[]::new)).withValidation().as(ReconcileOptions.class);
+        PipelineOptionsFactory.fromArgs(args.toArray(String[]::new))
+            .withValidation()
+            .as(ReconcileOptions.class);
     // As the command line runs it.
     ReconcileRun.skipDirectRunnerChecks(options);
     if (spark) {
@@ -154,15 +156,16 @@ final class BeamContender {
   private VerdictCounts finalCounts() {
     @SuppressWarnings("unchecked")
     Map<String, Long> m = (Map<String, Long>) extra.get("metrics");
-    return finalCounts(warehouse(), m.getOrDefault("duplicate", 0L), m.getOrDefault("late", 0L), extra);
+    return finalCounts(
+        warehouse(), m.getOrDefault("duplicate", 0L), m.getOrDefault("late", 0L), extra);
   }
 
   /**
    * Final verdicts of a Beam run from its warehouse's deltas table: the rows no other row
    * supersedes (which is why the contenders run with {@code --emitMatches=true}: a MATCH that
    * supersedes a MISMATCH must be visible). The table holds no duplicates or late events, so the
-   * caller gives the pairing's counts of them. Puts the deltas table's row count into {@code
-   * extra} as {@code deltasRows}.
+   * caller gives the pairing's counts of them. Puts the deltas table's row count into {@code extra}
+   * as {@code deltasRows}.
    */
   static VerdictCounts finalCounts(
       Path warehouse, long duplicates, long late, Map<String, Object> extra) {

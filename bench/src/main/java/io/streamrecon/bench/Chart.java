@@ -53,7 +53,8 @@ final class Chart {
     a.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(1.0));
     a.setNumberFormatOverride(new java.text.DecimalFormat("#,##0"));
     if (hi > 0) {
-      a.setRange(Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi * 1.01))));
+      a.setRange(
+          Math.pow(10, Math.floor(Math.log10(lo))), Math.pow(10, Math.ceil(Math.log10(hi * 1.01))));
     }
     return a;
   }
@@ -87,10 +88,12 @@ final class Chart {
     plot.setBackgroundPaint(Color.WHITE);
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-    JFreeChart chart = new JFreeChart("Throughput against N (2 cores)", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+    JFreeChart chart =
+        new JFreeChart("Throughput against N (2 cores)", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
     chart.setBackgroundPaint(Color.WHITE);
-    chart.addSubtitle(new org.jfree.chart.title.TextTitle(
-        "events/s includes engine start-up, Delta Lake writes where the design has them"));
+    chart.addSubtitle(
+        new org.jfree.chart.title.TextTitle(
+            "events/s includes engine start-up, Delta Lake writes where the design has them"));
     Files.createDirectories(png.toAbsolutePath().getParent());
     ChartUtils.saveChartAsPNG(png.toFile(), chart, 900, 560);
   }

@@ -15,7 +15,10 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "contender", description = "Runs one contender on one generated data set.")
 public final class ContenderMain implements Callable<Integer> {
-  @Option(names = "--contender", required = true, description = "bare, direct, spark, peer or flink")
+  @Option(
+      names = "--contender",
+      required = true,
+      description = "bare, direct, spark, peer or flink")
   String contender;
 
   @Option(names = "--data", required = true, description = "generated data set directory")
@@ -47,8 +50,9 @@ public final class ContenderMain implements Callable<Integer> {
 
   @Option(
       names = "--flink-root",
-      description = "repository root where the Flink jars are built (flink only); default: the"
-          + " working directory")
+      description =
+          "repository root where the Flink jars are built (flink only); default: the"
+              + " working directory")
   Path flinkRoot;
 
   public static void main(String[] args) {
@@ -58,7 +62,8 @@ public final class ContenderMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (contender.equals("flink")) {
-      String absent = FlinkContender.missing((flinkRoot != null ? flinkRoot : Path.of("")).toAbsolutePath());
+      String absent =
+          FlinkContender.missing((flinkRoot != null ? flinkRoot : Path.of("")).toAbsolutePath());
       if (absent != null) {
         System.err.println(absent);
         return 1;
@@ -97,9 +102,25 @@ public final class ContenderMain implements Callable<Integer> {
             extra.put("rules", rules.toString());
             extra.put("matchesWithinTolerance", bare.matchesWithinTolerance);
           }
-          r = new RunResult("bare", name, "streaming", expected.records(), expected.events(),
-              expected.payloadBytes(), wall, 0, heap.peak(), heap.peakLive(), 0, 0, 0,
-              bare.mismatchesEmitted, bare.matchesEmitted, counts, extra);
+          r =
+              new RunResult(
+                  "bare",
+                  name,
+                  "streaming",
+                  expected.records(),
+                  expected.events(),
+                  expected.payloadBytes(),
+                  wall,
+                  0,
+                  heap.peak(),
+                  heap.peakLive(),
+                  0,
+                  0,
+                  0,
+                  bare.mismatchesEmitted,
+                  bare.matchesEmitted,
+                  counts,
+                  extra);
         }
         case "peer" -> {
           PeerContender peer = new PeerContender(data, expected, work);
@@ -120,10 +141,25 @@ public final class ContenderMain implements Callable<Integer> {
           extra.put("stateMemoryPeakBytes", peer.stateMemoryPeak);
           extra.put("sparkDurationsMs", peer.durations);
           DeltaLakeLogStats all = raw.plus(deltas);
-          r = new RunResult("peer", name, "streaming", expected.records(), expected.events(),
-              expected.payloadBytes(), wall, peer.startupSeconds, heap.peak(), heap.peakLive(),
-              all.filesAdded(), all.commits(), peer.fetches.get(), peer.mismatchesEmitted.get(),
-              peer.matchesEmitted.get(), counts, extra);
+          r =
+              new RunResult(
+                  "peer",
+                  name,
+                  "streaming",
+                  expected.records(),
+                  expected.events(),
+                  expected.payloadBytes(),
+                  wall,
+                  peer.startupSeconds,
+                  heap.peak(),
+                  heap.peakLive(),
+                  all.filesAdded(),
+                  all.commits(),
+                  peer.fetches.get(),
+                  peer.mismatchesEmitted.get(),
+                  peer.matchesEmitted.get(),
+                  counts,
+                  extra);
         }
         case "direct", "spark" -> {
           BeamContender beam =
@@ -131,28 +167,65 @@ public final class ContenderMain implements Callable<Integer> {
           VerdictCounts counts = beam.run();
           double wall = (System.nanoTime() - start) / 1e9;
           DeltaLakeLogStats all = DeltaLakeLogStats.ofWarehouse(beam.warehouse());
-          r = new RunResult(contender, name, "batch", expected.records(), expected.events(),
-              expected.payloadBytes(), wall, beam.startupSeconds, heap.peak(), heap.peakLive(),
-              all.filesAdded(), all.commits(), beam.payloadFetches, beam.mismatchesEmitted,
-              beam.matchesEmitted, counts, beam.extra);
+          r =
+              new RunResult(
+                  contender,
+                  name,
+                  "batch",
+                  expected.records(),
+                  expected.events(),
+                  expected.payloadBytes(),
+                  wall,
+                  beam.startupSeconds,
+                  heap.peak(),
+                  heap.peakLive(),
+                  all.filesAdded(),
+                  all.commits(),
+                  beam.payloadFetches,
+                  beam.mismatchesEmitted,
+                  beam.matchesEmitted,
+                  counts,
+                  beam.extra);
         }
         case "flink" -> {
           // The pipeline runs in a JVM of its own: this JVM's heap is not the contender's.
           Path gcLog = result.toAbsolutePath().resolveSibling("flink-gc.log");
           FlinkContender flink =
-              new FlinkContender(data.toAbsolutePath(), expected, work.toAbsolutePath(),
+              new FlinkContender(
+                  data.toAbsolutePath(),
+                  expected,
+                  work.toAbsolutePath(),
                   (flinkRoot != null ? flinkRoot : Path.of("")).toAbsolutePath(),
-                  xmx != null ? xmx : ownXmx(), gcLog, jfr == null ? null : jfr.toAbsolutePath(), pipelineArgs);
+                  xmx != null ? xmx : ownXmx(),
+                  gcLog,
+                  jfr == null ? null : jfr.toAbsolutePath(),
+                  pipelineArgs);
           VerdictCounts counts = flink.run();
           double wall = (System.nanoTime() - start) / 1e9;
           DeltaLakeLogStats all = DeltaLakeLogStats.ofWarehouse(flink.warehouse());
-          r = new RunResult("flink", name, "batch", expected.records(), expected.events(),
-              expected.payloadBytes(), wall, flink.startupSeconds, flink.peakHeapBytes,
-              flink.peakLiveHeapBytes, all.filesAdded(), all.commits(), -1, flink.mismatchesEmitted,
-              flink.matchesEmitted, counts, flink.extra);
+          r =
+              new RunResult(
+                  "flink",
+                  name,
+                  "batch",
+                  expected.records(),
+                  expected.events(),
+                  expected.payloadBytes(),
+                  wall,
+                  flink.startupSeconds,
+                  flink.peakHeapBytes,
+                  flink.peakLiveHeapBytes,
+                  all.filesAdded(),
+                  all.commits(),
+                  -1,
+                  flink.mismatchesEmitted,
+                  flink.matchesEmitted,
+                  counts,
+                  flink.extra);
         }
-        default -> throw new IllegalArgumentException(
-            "--contender must be bare, direct, spark, peer or flink, was " + contender);
+        default ->
+            throw new IllegalArgumentException(
+                "--contender must be bare, direct, spark, peer or flink, was " + contender);
       }
     }
     r.write(result);

@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Files and commits of a Delta Lake table, read from its {@code _delta_log}: every {@code
- * NNN.json} is a commit; every {@code add} action in them a data file written (files later removed
- * by compaction count too: they were written).
+ * Files and commits of a Delta Lake table, read from its {@code _delta_log}: every {@code NNN.json}
+ * is a commit; every {@code add} action in them a data file written (files later removed by
+ * compaction count too: they were written).
  *
  * @param commits commit files in the log
  * @param filesAdded add actions over all commits
@@ -24,7 +24,8 @@ record DeltaLakeLogStats(long commits, long filesAdded, long bytesAdded) {
   static final DeltaLakeLogStats NONE = new DeltaLakeLogStats(0, 0, 0);
 
   DeltaLakeLogStats plus(DeltaLakeLogStats o) {
-    return new DeltaLakeLogStats(commits + o.commits, filesAdded + o.filesAdded, bytesAdded + o.bytesAdded);
+    return new DeltaLakeLogStats(
+        commits + o.commits, filesAdded + o.filesAdded, bytesAdded + o.bytesAdded);
   }
 
   /** Stats of one table; {@link #NONE} when it has no log. */

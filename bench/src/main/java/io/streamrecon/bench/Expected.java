@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * What a correct reconciler must report for a generated data set, written by {@link Generator}
- * next to the files as {@code expected.json}.
+ * What a correct reconciler must report for a generated data set, written by {@link Generator} next
+ * to the files as {@code expected.json}.
  *
  * <p>Verdict counts are <em>final</em> verdicts: one per record, after a new version has superseded
  * an earlier verdict, which makes them independent of arrival order. {@code batch} is what a batch

@@ -21,9 +21,9 @@ import java.util.regex.Pattern;
  * Contender 5: streamrecon on Beam's FlinkRunner {@code [local]} (an embedded mini cluster,
  * parallelism 2), batch, on the same files and with the same pipeline options as the other Beam
  * contenders. The pipeline runs in a JVM of its own, started here, as {@code flink run} would run
- * it: {@code FlinkMain} from the deployable {@code -flink-run} jar on the class path of a Flink 1.19
- * distribution ({@code runners/dist/flink}), the same class path the soak's Flink mode uses. It
- * cannot run in the contender's JVM: Flink's jars do not share a class path with the bench's
+ * it: {@code FlinkMain} from the deployable {@code -flink-run} jar on the class path of a Flink
+ * 1.19 distribution ({@code runners/dist/flink}), the same class path the soak's Flink mode uses.
+ * It cannot run in the contender's JVM: Flink's jars do not share a class path with the bench's
  * Spark jars.
  *
  * <p>What is measured, and how it differs from the in-process contenders:
@@ -33,13 +33,13 @@ import java.util.regex.Pattern;
  *       warehouse, so it includes that JVM's own start (about a second) which the in-process
  *       contenders do not pay.
  *   <li>Start-up is from starting the JVM to Flink's "mini cluster started" log line: JVM start,
- *       option checks, building and translating the pipeline, the mini cluster (0 when the line
- *       is missing).
- *   <li>Heap comes from the pipeline JVM's GC log ({@code -Xlog:gc}): peak heap is the largest
- *       heap in use before a collection, or at exit; live heap the largest after a collection.
- *       The in-process contenders sample heap in use every 20 ms; just before a collection is
- *       when it is highest, so the two agree to within what 20 ms of allocation adds. Flink's
- *       managed memory is off the heap and not counted.
+ *       option checks, building and translating the pipeline, the mini cluster (0 when the line is
+ *       missing).
+ *   <li>Heap comes from the pipeline JVM's GC log ({@code -Xlog:gc}): peak heap is the largest heap
+ *       in use before a collection, or at exit; live heap the largest after a collection. The
+ *       in-process contenders sample heap in use every 20 ms; just before a collection is when it
+ *       is highest, so the two agree to within what 20 ms of allocation adds. Flink's managed
+ *       memory is off the heap and not counted.
  *   <li>Duplicates, late events and the emitted MATCH and MISMATCH counts come from the summary
  *       FlinkMain prints (the pipeline's Beam counters); payload fetches are not in it and are
  *       reported as n/a. Final verdicts are read from the deltas table exactly as for the other
@@ -48,16 +48,23 @@ import java.util.regex.Pattern;
  */
 final class FlinkContender {
   static final String VERSION = "0.2.0-SNAPSHOT";
+
   /** The class path of a Flink distribution's lib/, relative to the repository root. */
   static final String DIST_JARS = "runners/dist/flink/target/jars";
+
   /** The jar {@code flink run} is given, relative to the repository root. */
-  static final String RUN_JAR = "runners/flink/target/streamrecon-runner-flink-" + VERSION + "-flink-run.jar";
+  static final String RUN_JAR =
+      "runners/flink/target/streamrecon-runner-flink-" + VERSION + "-flink-run.jar";
+
   /** What builds both (from the repository root). */
   static final String BUILD_COMMAND =
       "mvn -B package -DskipTests -pl runners/flink,runners/dist/flink -am";
+
   static final String MAIN = "io.streamrecon.runners.flink.FlinkMain";
+
   /** The line of Flink's MiniCluster (at INFO) that ends start-up. */
   static final String STARTED = "Flink Mini Cluster started successfully";
+
   /** The log configuration of the pipeline JVM, a resource of this module. */
   static final String LOG_CONFIG = "bench-flink-log4j2.properties";
 
@@ -83,7 +90,14 @@ final class FlinkContender {
    * @param gcLog where the pipeline JVM writes its GC log
    * @param jfr where the pipeline JVM writes a JFR recording, or null for none
    */
-  FlinkContender(Path dataDir, Expected expected, Path work, Path root, String xmx, Path gcLog, Path jfr,
+  FlinkContender(
+      Path dataDir,
+      Expected expected,
+      Path work,
+      Path root,
+      String xmx,
+      Path gcLog,
+      Path jfr,
       List<String> pipelineArgs) {
     this.dataDir = dataDir;
     this.expected = expected;
@@ -104,12 +118,16 @@ final class FlinkContender {
     return root.resolve(DIST_JARS) + "/*" + java.io.File.pathSeparator + root.resolve(RUN_JAR);
   }
 
-  /** Null when the Flink jars are built under {@code root}, else what is missing and how to build it. */
+  /**
+   * Null when the Flink jars are built under {@code root}, else what is missing and how to build
+   * it.
+   */
   static String missing(Path root) {
     List<String> absent = new ArrayList<>();
     Path dist = root.resolve(DIST_JARS);
     boolean distJars;
-    try (var s = Files.isDirectory(dist) ? Files.list(dist) : java.util.stream.Stream.<Path>empty()) {
+    try (var s =
+        Files.isDirectory(dist) ? Files.list(dist) : java.util.stream.Stream.<Path>empty()) {
       distJars = s.anyMatch(p -> p.getFileName().toString().startsWith("flink-runtime"));
     } catch (IOException e) {
       distJars = false;
@@ -122,8 +140,10 @@ final class FlinkContender {
     }
     return absent.isEmpty()
         ? null
-        : "the flink contender needs the Flink jars, not built: " + String.join(", ", absent)
-            + "; build them from the repository root with: " + BUILD_COMMAND;
+        : "the flink contender needs the Flink jars, not built: "
+            + String.join(", ", absent)
+            + "; build them from the repository root with: "
+            + BUILD_COMMAND;
   }
 
   /**
@@ -131,8 +151,17 @@ final class FlinkContender {
    * contenders' JVMs, a GC log, the log configuration, then FlinkMain with the Beam contenders'
    * common options ({@link BeamContender#commonArgs}) and the runner's.
    */
-  static List<String> command(String java, String xmx, String classpath, Path gcLog, Path logConfig, Path jfr,
-      Path dataDir, Expected expected, Path warehouse, List<String> pipelineArgs) {
+  static List<String> command(
+      String java,
+      String xmx,
+      String classpath,
+      Path gcLog,
+      Path logConfig,
+      Path jfr,
+      Path dataDir,
+      Expected expected,
+      Path warehouse,
+      List<String> pipelineArgs) {
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
     cmd.add("-Xmx" + xmx);
@@ -165,8 +194,17 @@ final class FlinkContender {
     }
     Files.deleteIfExists(gcLog);
     List<String> cmd =
-        command(Path.of(System.getProperty("java.home"), "bin", "java").toString(), xmx, classpath(root), gcLog,
-            logConfig, jfr, dataDir, expected, warehouse(), pipelineArgs);
+        command(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            xmx,
+            classpath(root),
+            gcLog,
+            logConfig,
+            jfr,
+            dataDir,
+            expected,
+            warehouse(),
+            pipelineArgs);
     System.out.println("flink pipeline JVM: " + String.join(" ", cmd));
     System.out.flush();
     long t0 = System.nanoTime();
@@ -176,7 +214,8 @@ final class FlinkContender {
     Runtime.getRuntime().addShutdownHook(stop);
     List<String> summary = new ArrayList<>();
     boolean inSummary = false;
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line = r.readLine(); line != null; line = r.readLine()) {
         if (startupSeconds == 0 && line.contains(STARTED)) {
           startupSeconds = (System.nanoTime() - t0) / 1e9;
@@ -192,12 +231,14 @@ final class FlinkContender {
     Runtime.getRuntime().removeShutdownHook(stop);
     extra.put("pipelineJvmSeconds", (System.nanoTime() - t0) / 1e9);
     if (code != 0) {
-      throw new IllegalStateException("the Flink pipeline JVM exited with code " + code + " (its output is above)");
+      throw new IllegalStateException(
+          "the Flink pipeline JVM exited with code " + code + " (its output is above)");
     }
     Map<String, Long> counts = parseSummary(summary);
     for (String needed : List.of("match", "mismatch", "duplicate", "late")) {
       if (!counts.containsKey(needed)) {
-        throw new IllegalStateException("the Flink pipeline JVM printed no summary row '" + needed + "'");
+        throw new IllegalStateException(
+            "the Flink pipeline JVM printed no summary row '" + needed + "'");
       }
     }
     extra.put("summary", counts);
@@ -209,7 +250,8 @@ final class FlinkContender {
     // As BeamContender reads the counters; no comparison rules here, so none within tolerance.
     mismatchesEmitted = counts.get("mismatch");
     matchesEmitted = counts.get("match");
-    return BeamContender.finalCounts(warehouse(), counts.get("duplicate"), counts.get("late"), extra);
+    return BeamContender.finalCounts(
+        warehouse(), counts.get("duplicate"), counts.get("late"), extra);
   }
 
   private static void stop(Process p) {
@@ -229,8 +271,9 @@ final class FlinkContender {
   private static final Pattern SUMMARY_ROW = Pattern.compile("^\\s+(\\S.*?)\\s{2,}(-?[\\d,]+)$");
 
   /**
-   * The rows of the summary {@code streamrecon run} prints ({@code io.streamrecon.pipeline.run.Summary
-   * #format}), label to count: {@code "  duplicate      1,234"} gives {@code duplicate -> 1234}.
+   * The rows of the summary {@code streamrecon run} prints ({@code
+   * io.streamrecon.pipeline.run.Summary #format}), label to count: {@code " duplicate 1,234"} gives
+   * {@code duplicate -> 1234}.
    */
   static Map<String, Long> parseSummary(List<String> lines) {
     Map<String, Long> rows = new LinkedHashMap<>();
@@ -264,8 +307,10 @@ final class FlinkContender {
   record GcPeaks(long peakBytes, long peakLiveBytes, long collections) {
     private static final Pattern PAUSE =
         Pattern.compile(" Pause .*?(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
+
     /** The per-generation (or whole heap) totals of the exit summary; sub-spaces say "NN% used". */
-    private static final Pattern EXIT = Pattern.compile("\\bgc,heap,exit\\b.* total (\\d+)K, used (\\d+)K");
+    private static final Pattern EXIT =
+        Pattern.compile("\\bgc,heap,exit\\b.* total (\\d+)K, used (\\d+)K");
 
     static GcPeaks parse(List<String> lines) {
       long peak = 0;

@@ -7,12 +7,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code bin/bench generate}: writes one data set. */
-@Command(name = "generate", description = "Writes a generated source/target data set as JSON Lines.")
+@Command(
+    name = "generate",
+    description = "Writes a generated source/target data set as JSON Lines.")
 final class GenerateCommand implements Callable<Integer> {
   @Option(names = "--out", required = true, description = "empty directory to write into")
   Path out;
 
-  @Option(names = "--records", defaultValue = "10000", description = "records (about N events per side)")
+  @Option(
+      names = "--records",
+      defaultValue = "10000",
+      description = "records (about N events per side)")
   int records;
 
   @Option(names = "--seed", defaultValue = "42")
@@ -51,7 +56,10 @@ final class GenerateCommand implements Callable<Integer> {
   @Option(names = "--zipf-keys", defaultValue = "0", description = "distinct ids (0 = records / 4)")
   int zipfKeys;
 
-  @Option(names = "--records-per-file", defaultValue = "0", description = "0 = max(1000, records / 50)")
+  @Option(
+      names = "--records-per-file",
+      defaultValue = "0",
+      description = "0 = max(1000, records / 50)")
   int recordsPerFile;
 
   @Option(names = "--disorder", defaultValue = "PT5S")
@@ -65,8 +73,14 @@ final class GenerateCommand implements Callable<Integer> {
     Expected e = new Generator(config()).generate(out);
     System.out.printf(
         "%s: %d records, %d + %d events, %d files per side, %.1f MB%n  batch:     %s%n  streaming: %s%n",
-        out, e.records(), e.sourceEvents(), e.targetEvents(), e.files(), e.payloadBytes() / 1e6,
-        e.batch().brief(), e.streaming().brief());
+        out,
+        e.records(),
+        e.sourceEvents(),
+        e.targetEvents(),
+        e.files(),
+        e.payloadBytes() / 1e6,
+        e.batch().brief(),
+        e.streaming().brief());
     return 0;
   }
 

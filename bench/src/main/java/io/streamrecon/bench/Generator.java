@@ -34,8 +34,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
- * Deterministic generator of a source and a target stream as JSON Lines files, with the verdicts
- * a correct reconciler must report ({@link Expected}).
+ * Deterministic generator of a source and a target stream as JSON Lines files, with the verdicts a
+ * correct reconciler must report ({@link Expected}).
  *
  * <p>Layout: {@code <dir>/source/part-NNNNN.jsonl}, {@code <dir>/target/part-NNNNN.jsonl} and
  * {@code <dir>/expected.json}. File i of each side holds the events that arrive between the event
@@ -188,12 +188,7 @@ public final class Generator {
             c.match + c.late, c.mismatch, c.missingInTarget, c.missingInSource, c.duplicates, 0);
     VerdictCounts streaming =
         new VerdictCounts(
-            c.match,
-            c.mismatch,
-            c.missingInTarget,
-            c.missingInSource,
-            c.duplicates,
-            2 * c.late);
+            c.match, c.mismatch, c.missingInTarget, c.missingInSource, c.duplicates, 2 * c.late);
     Expected expected =
         new Expected(
             n,
@@ -237,8 +232,8 @@ public final class Generator {
   }
 
   /**
-   * Uniform: record i has id {@code k<i>} and event time start + i * spacing. Zipf: ids drawn from a
-   * Zipf law; the j-th record of an id is its j-th episode, {@link GeneratorConfig#episodeGap()}
+   * Uniform: record i has id {@code k<i>} and event time start + i * spacing. Zipf: ids drawn from
+   * a Zipf law; the j-th record of an id is its j-th episode, {@link GeneratorConfig#episodeGap()}
    * after the previous one, so that one id never has two episodes inside one pairing timeout.
    */
   private long assignIdsAndTimes(String[] ids, long[] times, long startMillis) {
@@ -349,7 +344,9 @@ public final class Generator {
       if (!name.equals("id") && !name.equals("eventTime")) {
         JsonNode v = o.get(name);
         if (name.equals("amount")) {
-          v = JsonNodeFactory.instance.numberNode(v.decimalValue().setScale(2, RoundingMode.UNNECESSARY));
+          v =
+              JsonNodeFactory.instance.numberNode(
+                  v.decimalValue().setScale(2, RoundingMode.UNNECESSARY));
         }
         t.set(name, v);
       }
@@ -426,8 +423,12 @@ public final class Generator {
       closeFiles();
       chunk++;
       String name = String.format("part-%05d.jsonl", chunk);
-      source = new BufferedOutputStream(Files.newOutputStream(dir.resolve(SOURCE_DIR).resolve(name)), 1 << 16);
-      target = new BufferedOutputStream(Files.newOutputStream(dir.resolve(TARGET_DIR).resolve(name)), 1 << 16);
+      source =
+          new BufferedOutputStream(
+              Files.newOutputStream(dir.resolve(SOURCE_DIR).resolve(name)), 1 << 16);
+      target =
+          new BufferedOutputStream(
+              Files.newOutputStream(dir.resolve(TARGET_DIR).resolve(name)), 1 << 16);
     }
 
     int files() {
@@ -458,7 +459,8 @@ public final class Generator {
    * sourceTopic}, then the target file's to {@code targetTopic}, keyed by natural id. Returns the
    * number of records sent.
    */
-  public static long produce(Path dir, Producer<String, String> producer, String sourceTopic, String targetTopic)
+  public static long produce(
+      Path dir, Producer<String, String> producer, String sourceTopic, String targetTopic)
       throws IOException {
     List<Path> sources = files(dir.resolve(SOURCE_DIR));
     List<Path> targets = files(dir.resolve(TARGET_DIR));
@@ -479,7 +481,11 @@ public final class Generator {
     return sent;
   }
 
-  private static long send(Path file, String topic, Producer<String, String> producer, List<Future<RecordMetadata>> inFlight)
+  private static long send(
+      Path file,
+      String topic,
+      Producer<String, String> producer,
+      List<Future<RecordMetadata>> inFlight)
       throws IOException {
     long sent = 0;
     try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {

@@ -15,7 +15,8 @@ import java.time.Instant;
  * @param mismatchShare records whose target differs in 1 to 3 fields
  * @param missingInTargetShare records that only the source carries
  * @param missingInSourceShare records that only the target carries
- * @param lateShare records whose two events arrive far behind the event-time front (streaming: late)
+ * @param lateShare records whose two events arrive far behind the event-time front (streaming:
+ *     late)
  * @param duplicateShare records with one event delivered twice
  * @param newVersionShare records whose source first sends an earlier, different version
  * @param payloadMinBytes smallest payload
@@ -96,7 +97,9 @@ public record GeneratorConfig(
     if (duplicateShare + newVersionShare > 1.0) {
       throw new IllegalArgumentException("duplicateShare + newVersionShare must be <= 1");
     }
-    if (payloadMinBytes < 200 || payloadMinBytes > payloadMaxBytes || payloadMaxBytes > 10_000_000) {
+    if (payloadMinBytes < 200
+        || payloadMinBytes > payloadMaxBytes
+        || payloadMaxBytes > 10_000_000) {
       throw new IllegalArgumentException(
           "payload sizes must satisfy 200 <= payloadMinBytes <= payloadMaxBytes <= 10000000, were "
               + payloadMinBytes
@@ -110,7 +113,8 @@ public record GeneratorConfig(
       throw new IllegalArgumentException("zipfExponent must be in (0, 5], was " + zipfExponent);
     }
     if (zipfKeys < 0) {
-      throw new IllegalArgumentException("zipfKeys must be >= 0 (0 = records / 4), was " + zipfKeys);
+      throw new IllegalArgumentException(
+          "zipfKeys must be >= 0 (0 = records / 4), was " + zipfKeys);
     }
     if (start == null) {
       throw new IllegalArgumentException("start must be set");
@@ -146,9 +150,9 @@ public record GeneratorConfig(
   }
 
   /**
-   * Watermark delay of a streaming reconciler that reads file i of both sides in micro-batch i:
-   * an ordinary event is never more than {@link #disorder} behind what came before it, so twice
-   * that plus a margin never drops one.
+   * Watermark delay of a streaming reconciler that reads file i of both sides in micro-batch i: an
+   * ordinary event is never more than {@link #disorder} behind what came before it, so twice that
+   * plus a margin never drops one.
    */
   public Duration watermarkDelay() {
     return disorder.multipliedBy(2).plusSeconds(10);
@@ -156,30 +160,148 @@ public record GeneratorConfig(
 
   /** Event-time distance between two episodes of one id under Zipf skew: beyond the timeout. */
   public Duration episodeGap() {
-    return timeout.plus(versionSpread().multipliedBy(2)).plus(disorder.multipliedBy(2)).plusSeconds(5);
+    return timeout
+        .plus(versionSpread().multipliedBy(2))
+        .plus(disorder.multipliedBy(2))
+        .plusSeconds(5);
   }
 
   public GeneratorConfig withSeed(long v) {
-    return new GeneratorConfig(v, records, mismatchShare, missingInTargetShare, missingInSourceShare, lateShare, duplicateShare, newVersionShare, payloadMinBytes, payloadMaxBytes, skew, zipfExponent, zipfKeys, start, spacing, disorder, recordsPerFile, timeout);
+    return new GeneratorConfig(
+        v,
+        records,
+        mismatchShare,
+        missingInTargetShare,
+        missingInSourceShare,
+        lateShare,
+        duplicateShare,
+        newVersionShare,
+        payloadMinBytes,
+        payloadMaxBytes,
+        skew,
+        zipfExponent,
+        zipfKeys,
+        start,
+        spacing,
+        disorder,
+        recordsPerFile,
+        timeout);
   }
 
   public GeneratorConfig withRecords(int v) {
-    return new GeneratorConfig(seed, v, mismatchShare, missingInTargetShare, missingInSourceShare, lateShare, duplicateShare, newVersionShare, payloadMinBytes, payloadMaxBytes, skew, zipfExponent, zipfKeys, start, spacing, disorder, recordsPerFile, timeout);
+    return new GeneratorConfig(
+        seed,
+        v,
+        mismatchShare,
+        missingInTargetShare,
+        missingInSourceShare,
+        lateShare,
+        duplicateShare,
+        newVersionShare,
+        payloadMinBytes,
+        payloadMaxBytes,
+        skew,
+        zipfExponent,
+        zipfKeys,
+        start,
+        spacing,
+        disorder,
+        recordsPerFile,
+        timeout);
   }
 
-  public GeneratorConfig withShares(double mismatch, double missingInTarget, double missingInSource, double late, double duplicate, double newVersion) {
-    return new GeneratorConfig(seed, records, mismatch, missingInTarget, missingInSource, late, duplicate, newVersion, payloadMinBytes, payloadMaxBytes, skew, zipfExponent, zipfKeys, start, spacing, disorder, recordsPerFile, timeout);
+  public GeneratorConfig withShares(
+      double mismatch,
+      double missingInTarget,
+      double missingInSource,
+      double late,
+      double duplicate,
+      double newVersion) {
+    return new GeneratorConfig(
+        seed,
+        records,
+        mismatch,
+        missingInTarget,
+        missingInSource,
+        late,
+        duplicate,
+        newVersion,
+        payloadMinBytes,
+        payloadMaxBytes,
+        skew,
+        zipfExponent,
+        zipfKeys,
+        start,
+        spacing,
+        disorder,
+        recordsPerFile,
+        timeout);
   }
 
   public GeneratorConfig withPayloadBytes(int min, int max) {
-    return new GeneratorConfig(seed, records, mismatchShare, missingInTargetShare, missingInSourceShare, lateShare, duplicateShare, newVersionShare, min, max, skew, zipfExponent, zipfKeys, start, spacing, disorder, recordsPerFile, timeout);
+    return new GeneratorConfig(
+        seed,
+        records,
+        mismatchShare,
+        missingInTargetShare,
+        missingInSourceShare,
+        lateShare,
+        duplicateShare,
+        newVersionShare,
+        min,
+        max,
+        skew,
+        zipfExponent,
+        zipfKeys,
+        start,
+        spacing,
+        disorder,
+        recordsPerFile,
+        timeout);
   }
 
   public GeneratorConfig withSkew(Skew v, double exponent, int keys) {
-    return new GeneratorConfig(seed, records, mismatchShare, missingInTargetShare, missingInSourceShare, lateShare, duplicateShare, newVersionShare, payloadMinBytes, payloadMaxBytes, v, exponent, keys, start, spacing, disorder, recordsPerFile, timeout);
+    return new GeneratorConfig(
+        seed,
+        records,
+        mismatchShare,
+        missingInTargetShare,
+        missingInSourceShare,
+        lateShare,
+        duplicateShare,
+        newVersionShare,
+        payloadMinBytes,
+        payloadMaxBytes,
+        v,
+        exponent,
+        keys,
+        start,
+        spacing,
+        disorder,
+        recordsPerFile,
+        timeout);
   }
 
-  public GeneratorConfig withTiming(Duration spacing, Duration disorder, int recordsPerFile, Duration timeout) {
-    return new GeneratorConfig(seed, records, mismatchShare, missingInTargetShare, missingInSourceShare, lateShare, duplicateShare, newVersionShare, payloadMinBytes, payloadMaxBytes, skew, zipfExponent, zipfKeys, start, spacing, disorder, recordsPerFile, timeout);
+  public GeneratorConfig withTiming(
+      Duration spacing, Duration disorder, int recordsPerFile, Duration timeout) {
+    return new GeneratorConfig(
+        seed,
+        records,
+        mismatchShare,
+        missingInTargetShare,
+        missingInSourceShare,
+        lateShare,
+        duplicateShare,
+        newVersionShare,
+        payloadMinBytes,
+        payloadMaxBytes,
+        skew,
+        zipfExponent,
+        zipfKeys,
+        start,
+        spacing,
+        disorder,
+        recordsPerFile,
+        timeout);
   }
 }

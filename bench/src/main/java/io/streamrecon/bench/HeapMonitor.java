@@ -9,8 +9,8 @@ import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 
 /**
- * Peak heap of this JVM: heap use sampled every 20 ms on a daemon thread, and heap use right
- * after each collection (the live set, which the sampled peak overstates by uncollected garbage).
+ * Peak heap of this JVM: heap use sampled every 20 ms on a daemon thread, and heap use right after
+ * each collection (the live set, which the sampled peak overstates by uncollected garbage).
  */
 final class HeapMonitor implements AutoCloseable {
   private final AtomicLong peak = new AtomicLong();
@@ -32,7 +32,8 @@ final class HeapMonitor implements AutoCloseable {
               if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
                   notification.getType())) {
                 GarbageCollectionNotificationInfo info =
-                    GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
+                    GarbageCollectionNotificationInfo.from(
+                        (CompositeData) notification.getUserData());
                 long used = 0;
                 for (java.util.Map.Entry<String, MemoryUsage> u :
                     info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {

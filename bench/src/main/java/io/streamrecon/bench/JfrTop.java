@@ -23,7 +23,8 @@ import jdk.jfr.consumer.RecordingFile;
  * @param inclusive method to samples where it was anywhere on the stack
  * @param areas area to samples
  */
-record JfrTop(long samples, Map<String, Long> self, Map<String, Long> inclusive, Map<String, Long> areas) {
+record JfrTop(
+    long samples, Map<String, Long> self, Map<String, Long> inclusive, Map<String, Long> areas) {
 
   /** Package prefix to the area it stands for, first match from the top frame down. */
   private static final String[][] AREAS = {

@@ -100,7 +100,8 @@ record LookupCost(
     double perPointer = (System.nanoTime() - t0) / 1e6 * pointers.size() / Math.max(1, measured);
 
     t0 = System.nanoTime();
-    Pipeline pipeline = Pipeline.create(PipelineOptionsFactory.fromArgs("--runner=DirectRunner").create());
+    Pipeline pipeline =
+        Pipeline.create(PipelineOptionsFactory.fromArgs("--runner=DirectRunner").create());
     PCollection<StoredPayload> payloads =
         pipeline
             .apply("Pointers", Create.of(pointers).withCoder(ModelCoders.PointerCoder.of()))
@@ -136,7 +137,8 @@ record LookupCost(
   }
 
   /** Opens the file once and reads the wanted rows' payloads (rows in between are decoded too). */
-  private static long readRows(Configuration conf, MessageType projection, Path file, TreeSet<Long> rows)
+  private static long readRows(
+      Configuration conf, MessageType projection, Path file, TreeSet<Long> rows)
       throws IOException {
     Configuration c = new Configuration(conf);
     c.set(ReadSupport.PARQUET_READ_SCHEMA, projection.toString());
@@ -162,7 +164,10 @@ record LookupCost(
     for (MetricResult<Long> c :
         result
             .metrics()
-            .queryMetrics(MetricsFilter.builder().addNameFilter(MetricNameFilter.inNamespace(MetricNames.NAMESPACE)).build())
+            .queryMetrics(
+                MetricsFilter.builder()
+                    .addNameFilter(MetricNameFilter.inNamespace(MetricNames.NAMESPACE))
+                    .build())
             .getCounters()) {
       Long v = c.getAttempted();
       m.merge(c.getName().getName(), v == null ? 0 : v, Long::sum);

@@ -68,8 +68,7 @@ final class Pairing<R> implements Serializable {
   }
 
   /** Applies one event; returns the entry to keep for the id afterwards. */
-  Entry<R> onEvent(
-      String id, Entry<R> entry, Side side, long t, String hash, R ref, Sink<R> sink) {
+  Entry<R> onEvent(String id, Entry<R> entry, Side side, long t, String hash, R ref, Sink<R> sink) {
     Kept<R> event = new Kept<>(t, hash, ref);
     if (entry != null && Math.abs(t - entry.t0) > timeoutMillis) {
       finish(id, entry, sink); // rule 5

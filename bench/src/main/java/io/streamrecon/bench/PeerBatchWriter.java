@@ -38,12 +38,15 @@ import org.apache.spark.sql.types.StructType;
  * camel-case columns, differences as JSON text, every MATCH written) and {@link
  * DeltasLayout#STREAMRECON} (streamrecon's column names and types, so its readers read it: {@code
  * differences} an array of {@code path, kind, source, target}, a {@code run_id}, no pointers; a
- * MATCH only with {@code --emitMatches=true} or when it supersedes a verdict, as streamrecon
- * writes them; a batch with nothing to store commits nothing).
+ * MATCH only with {@code --emitMatches=true} or when it supersedes a verdict, as streamrecon writes
+ * them; a batch with nothing to store commits nothing).
  */
 final class PeerBatchWriter {
   /** Column layout of the deltas table. */
-  enum DeltasLayout { PEER, STREAMRECON }
+  enum DeltasLayout {
+    PEER,
+    STREAMRECON
+  }
 
   private final String rawTable;
   private final String deltasTable;
@@ -53,6 +56,7 @@ final class PeerBatchWriter {
 
   /** Final statuses of expired entries, per status name. */
   final Map<String, AtomicLong> finals = new ConcurrentHashMap<>();
+
   final AtomicLong fetches = new AtomicLong();
   final AtomicLong mismatchesEmitted = new AtomicLong();
   final AtomicLong matchesEmitted = new AtomicLong();
@@ -61,8 +65,8 @@ final class PeerBatchWriter {
   final AtomicLong batches = new AtomicLong();
   final AtomicLong fetchNanos = new AtomicLong();
 
-  PeerBatchWriter(String rawTable, String deltasTable, DeltasLayout layout, boolean emitMatches,
-      String runId) {
+  PeerBatchWriter(
+      String rawTable, String deltasTable, DeltasLayout layout, boolean emitMatches, String runId) {
     this.rawTable = rawTable;
     this.deltasTable = deltasTable;
     this.layout = layout;
@@ -108,8 +112,15 @@ final class PeerBatchWriter {
                       .equalTo("VERDICT")
                       .or(col("kind").equalTo("FINAL").and(col("status").startsWith("MISSING"))))
               .select(
-                  "kind", "id", "status", "verdictId", "supersedes", "sourceHash", "targetHash",
-                  "sourceTime", "targetTime")
+                  "kind",
+                  "id",
+                  "status",
+                  "verdictId",
+                  "supersedes",
+                  "sourceHash",
+                  "targetHash",
+                  "sourceTime",
+                  "targetTime")
               .collectAsList();
       if (records.isEmpty()) {
         return;
@@ -147,9 +158,16 @@ final class PeerBatchWriter {
   private Row deltaRow(Row r, List<Difference> d, Timestamp detectedAt) {
     if (layout == DeltasLayout.PEER) {
       return RowFactory.create(
-          r.getString(3), r.getString(4), r.getString(1), r.getString(2),
-          d == null ? null : toJson(d), r.getString(5), r.getString(6),
-          r.get(7), r.get(8), detectedAt);
+          r.getString(3),
+          r.getString(4),
+          r.getString(1),
+          r.getString(2),
+          d == null ? null : toJson(d),
+          r.getString(5),
+          r.getString(6),
+          r.get(7),
+          r.get(8),
+          detectedAt);
     }
     List<Row> differences = new ArrayList<>();
     if (d != null) {
@@ -158,8 +176,17 @@ final class PeerBatchWriter {
       }
     }
     return RowFactory.create(
-        r.getString(3), r.getString(4), r.getString(1), r.getString(2), differences,
-        r.getString(5), r.getString(6), r.get(7), r.get(8), detectedAt, runId);
+        r.getString(3),
+        r.getString(4),
+        r.getString(1),
+        r.getString(2),
+        differences,
+        r.getString(5),
+        r.getString(6),
+        r.get(7),
+        r.get(8),
+        detectedAt,
+        runId);
   }
 
   private StructType deltasSchema() {
@@ -244,13 +271,15 @@ final class PeerBatchWriter {
             .where(col("eventTime").between(new Timestamp(minTime), new Timestamp(maxTime)))
             .join(
                 broadcast(wanted),
-                scala.collection.JavaConverters.asScalaBuffer(List.of("side", "id", "hash")).toSeq())
+                scala.collection.JavaConverters.asScalaBuffer(List.of("side", "id", "hash"))
+                    .toSeq())
             .select("side", "id", "hash", "payload")
             .collectAsList();
     fetches.addAndGet(fetched.size());
     Map<String, String> payloads = new HashMap<>();
     for (Row f : fetched) {
-      payloads.putIfAbsent(f.getString(0) + "|" + f.getString(1) + "|" + f.getString(2), f.getString(3));
+      payloads.putIfAbsent(
+          f.getString(0) + "|" + f.getString(1) + "|" + f.getString(2), f.getString(3));
     }
     for (Row m : mismatches) {
       String s = payloads.get("SOURCE|" + m.getString(1) + "|" + m.getString(5));

@@ -26,10 +26,9 @@ import org.apache.spark.util.LongAccumulator;
  * natural id keeping metadata only; each micro-batch, in {@code foreachBatch}: the raw events are
  * appended to a Delta table with delta-spark, then the payloads of the batch's MISMATCH verdicts
  * are fetched back from that table (one broadcast join per micro-batch, pruned to the event dates
- * and, by the files' eventTime stats, to the batch's time range), diffed, and the verdicts
- * appended to a deltas table. Parse and pairing are {@link PeerSteps}, the micro-batch writer
- * {@link PeerBatchWriter} (its deltas layout {@code PEER}), shared with the Kafka peer {@link
- * PeerStream}.
+ * and, by the files' eventTime stats, to the batch's time range), diffed, and the verdicts appended
+ * to a deltas table. Parse and pairing are {@link PeerSteps}, the micro-batch writer {@link
+ * PeerBatchWriter} (its deltas layout {@code PEER}), shared with the Kafka peer {@link PeerStream}.
  *
  * <p>At the end of the input two sentinel files with a far-future event time move the watermark so
  * that every open entry times out (Spark fires no timeouts at end of input by itself).
@@ -54,6 +53,7 @@ final class PeerContender {
   double startupSeconds;
   long stateRowsPeak;
   long stateMemoryPeak;
+
   /** Spark's per-trigger durations (addBatch, queryPlanning, walCommit, ...) summed, ms. */
   final Map<String, Long> durations = new java.util.TreeMap<>();
 
@@ -62,7 +62,8 @@ final class PeerContender {
     this.expected = expected;
     this.work = work;
     this.writer =
-        new PeerBatchWriter(rawTable(), deltasTable(), PeerBatchWriter.DeltasLayout.PEER, true, null);
+        new PeerBatchWriter(
+            rawTable(), deltasTable(), PeerBatchWriter.DeltasLayout.PEER, true, null);
     this.finals = writer.finals;
     this.fetches = writer.fetches;
     this.mismatchesEmitted = writer.mismatchesEmitted;
@@ -90,7 +91,8 @@ final class PeerContender {
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config(
-                "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.sql.streaming.numRecentProgressUpdates", "100000")
             .config("spark.sql.warehouse.dir", work.resolve("spark-warehouse").toString())
             .getOrCreate();

@@ -10,7 +10,9 @@ import java.sql.Timestamp;
 public final class PeerRows {
   private PeerRows() {}
 
-  /** A parsed input line. Side {@code FLUSH} marks the sentinel that moves the watermark at the end. */
+  /**
+   * A parsed input line. Side {@code FLUSH} marks the sentinel that moves the watermark at the end.
+   */
   public static class InEvent implements Serializable {
     private String side;
     private String id;
@@ -60,8 +62,8 @@ public final class PeerRows {
   }
 
   /**
-   * Pairing state per natural id: metadata only. The pointer to a payload is its side, id and
-   * hash (plus the event date its time gives, the raw table's partition).
+   * Pairing state per natural id: metadata only. The pointer to a payload is its side, id and hash
+   * (plus the event date its time gives, the raw table's partition).
    */
   public static class State implements Serializable {
     private long t0;
@@ -130,9 +132,9 @@ public final class PeerRows {
   }
 
   /**
-   * What the stateful step emits: {@code RAW} (an event to store, payload included: the state
-   * never holds it), {@code VERDICT} (MATCH or MISMATCH as emitted) or {@code FINAL} (an entry
-   * finished with this status).
+   * What the stateful step emits: {@code RAW} (an event to store, payload included: the state never
+   * holds it), {@code VERDICT} (MATCH or MISMATCH as emitted) or {@code FINAL} (an entry finished
+   * with this status).
    */
   public static class Out implements Serializable {
     private String kind;

@@ -26,10 +26,10 @@ import org.apache.spark.util.LongAccumulator;
 import org.joda.time.Instant;
 
 /**
- * The Spark peer's parse and pairing steps, shared by the file peer ({@link PeerContender}) and
- * the Kafka peer ({@link PeerStream}): the same {@link EventParser} in a typed map, and {@code
- * flatMapGroupsWithState} with an event-time timeout per natural id keeping metadata only
- * ({@link PeerRows.State}), deciding with {@link Pairing}.
+ * The Spark peer's parse and pairing steps, shared by the file peer ({@link PeerContender}) and the
+ * Kafka peer ({@link PeerStream}): the same {@link EventParser} in a typed map, and {@code
+ * flatMapGroupsWithState} with an event-time timeout per natural id keeping metadata only ({@link
+ * PeerRows.State}), deciding with {@link Pairing}.
  *
  * <p>A row whose side is neither {@code SOURCE} nor {@code TARGET} is a <em>marker</em>: it only
  * moves its stream's watermark (the file peer's end-of-input sentinel, the Kafka peer's idle
@@ -90,7 +90,8 @@ final class PeerSteps {
     FlatMapGroupsWithStateFunction<String, PeerRows.InEvent, PeerRows.State, PeerRows.Out> fn =
         (id, values, state) -> pairStep(pairing, id, values, state, dupAcc, supAcc);
     return events
-        .groupByKey((MapFunction<PeerRows.InEvent, String>) PeerRows.InEvent::getId, Encoders.STRING())
+        .groupByKey(
+            (MapFunction<PeerRows.InEvent, String>) PeerRows.InEvent::getId, Encoders.STRING())
         .flatMapGroupsWithState(
             fn,
             OutputMode.Append(),
@@ -136,7 +137,13 @@ final class PeerSteps {
       out.add(raw);
       entry =
           pairing.onEvent(
-              id, entry, Side.valueOf(e.getSide()), e.getEventTime().getTime(), e.getHash(), null, sink);
+              id,
+              entry,
+              Side.valueOf(e.getSide()),
+              e.getEventTime().getTime(),
+              e.getHash(),
+              null,
+              sink);
     }
     if (entry != null) {
       state.update(toState(entry));

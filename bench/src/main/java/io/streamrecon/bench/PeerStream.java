@@ -38,48 +38,48 @@ import org.apache.spark.sql.streaming.StreamingQueryProgress;
 import org.apache.spark.sql.streaming.StreamingQueryStatus;
 import org.apache.spark.sql.streaming.Trigger;
 import org.apache.spark.util.LongAccumulator;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /**
- * The Structured Streaming peer reading Kafka, run by {@code bin/bench soak
- * --engine=peer} in a JVM of its own in place of {@code StreamRecon run}: streamrecon's design
- * written natively in Spark Structured Streaming 3.5 + delta-spark, with the parse, pairing and
- * micro-batch writer of the file peer ({@link PeerSteps}, {@link PeerBatchWriter}). Each side is
- * one {@code readStream().format("kafka")} of its topic from the earliest offsets, its values
- * parsed with streamrecon's {@link EventParser}; each side has its own watermark (largest event
- * time minus {@code --kafkaMaxOutOfOrderness}, 30 s as streamrecon's default) and the query's is
- * the smaller of the two ({@code spark.sql.streaming.multipleWatermarkPolicy=min}), so a side that
- * runs behind does not have its events turned late by the other. It writes {@code
- * <warehouse>/raw_events} and {@code <warehouse>/deltas} (streamrecon's deltas columns, so the
- * soak's readers read it; MATCH rows only with {@code --emitMatches=true} or when they supersede a
- * verdict), and checkpoints under {@code <warehouse>/_checkpoints/peer}.
+ * The Structured Streaming peer reading Kafka, run by {@code bin/bench soak --engine=peer} in a JVM
+ * of its own in place of {@code StreamRecon run}: streamrecon's design written natively in Spark
+ * Structured Streaming 3.5 + delta-spark, with the parse, pairing and micro-batch writer of the
+ * file peer ({@link PeerSteps}, {@link PeerBatchWriter}). Each side is one {@code
+ * readStream().format("kafka")} of its topic from the earliest offsets, its values parsed with
+ * streamrecon's {@link EventParser}; each side has its own watermark (largest event time minus
+ * {@code --kafkaMaxOutOfOrderness}, 30 s as streamrecon's default) and the query's is the smaller
+ * of the two ({@code spark.sql.streaming.multipleWatermarkPolicy=min}), so a side that runs behind
+ * does not have its events turned late by the other. It writes {@code <warehouse>/raw_events} and
+ * {@code <warehouse>/deltas} (streamrecon's deltas columns, so the soak's readers read it; MATCH
+ * rows only with {@code --emitMatches=true} or when they supersede a verdict), and checkpoints
+ * under {@code <warehouse>/_checkpoints/peer}.
  *
  * <p><b>Idle topics.</b> Spark moves a watermark only when rows arrive, so without more the last
  * entries would never expire once production ends. streamrecon's Kafka reader lets an idle
  * partition's watermark follow the wall clock: once its backlog checks have found it empty, no
  * record read, for {@code --kafkaIdleAfter} (30 s), watermark = check time − the bound
  * (docs/operations.md#event-time-and-watermark-policy). The peer applies the same rule per topic
- * with Spark's own parts. Spark checks every source's backlog before each micro-batch, and a
- * batch reads all there is, so a side is seen
- * empty at the start of a batch that read none of its rows ({@code recentProgress}: the batch's
- * timestamp) and whenever the query waits for data ({@code status}); it is seen with records at
- * the start of a batch whose offsets for it moved ({@link #readRecords}). The driver polls both every second ({@link IdleRule}); once
- * a side has been seen empty for {@code --kafkaIdleAfter} since it was last seen with records, it
- * drops a heartbeat line into that side's heartbeat directory every {@code --heartbeatInterval},
- * stamped with <em>the time the side was last seen empty</em>: a file stream unioned into the side
- * before its watermark. The side's watermark then follows the wall clock minus the bound, the next
- * batch fires the expired entries' timeouts, and pairing skips the heartbeat (a marker, {@link
- * PeerSteps#isMarker}). Because the stamp is a moment with nothing left to read, a heartbeat can
- * only make late a record appended after it more than the bound behind its event time, and only
- * on a side quiet for 30 s, as in streamrecon; a long micro-batch (the first one takes 20-30 s
- * here) tells nothing about the backlog until it ends, so it cannot make the records that wait for
- * it late. A {@code rate} source heartbeat stamped wall clock minus (bound + 30 s) under the
- * {@code max} policy was not taken: it knows nothing of the backlog, so it turns records late
- * whenever a batch, or a producer, runs a minute behind while data still flows, and it delays the
- * last expiries 30 s beyond streamrecon's rule. Heartbeat files are deleted once read ({@code
- * cleanSource=delete}); the observation starts afresh in a new JVM, as streamrecon's does.
+ * with Spark's own parts. Spark checks every source's backlog before each micro-batch, and a batch
+ * reads all there is, so a side is seen empty at the start of a batch that read none of its rows
+ * ({@code recentProgress}: the batch's timestamp) and whenever the query waits for data ({@code
+ * status}); it is seen with records at the start of a batch whose offsets for it moved ({@link
+ * #readRecords}). The driver polls both every second ({@link IdleRule}); once a side has been seen
+ * empty for {@code --kafkaIdleAfter} since it was last seen with records, it drops a heartbeat line
+ * into that side's heartbeat directory every {@code --heartbeatInterval}, stamped with <em>the time
+ * the side was last seen empty</em>: a file stream unioned into the side before its watermark. The
+ * side's watermark then follows the wall clock minus the bound, the next batch fires the expired
+ * entries' timeouts, and pairing skips the heartbeat (a marker, {@link PeerSteps#isMarker}).
+ * Because the stamp is a moment with nothing left to read, a heartbeat can only make late a record
+ * appended after it more than the bound behind its event time, and only on a side quiet for 30 s,
+ * as in streamrecon; a long micro-batch (the first one takes 20-30 s here) tells nothing about the
+ * backlog until it ends, so it cannot make the records that wait for it late. A {@code rate} source
+ * heartbeat stamped wall clock minus (bound + 30 s) under the {@code max} policy was not taken: it
+ * knows nothing of the backlog, so it turns records late whenever a batch, or a producer, runs a
+ * minute behind while data still flows, and it delays the last expiries 30 s beyond streamrecon's
+ * rule. Heartbeat files are deleted once read ({@code cleanSource=delete}); the observation starts
+ * afresh in a new JVM, as streamrecon's does.
  *
  * <p>Trigger: Structured Streaming's default (the next micro-batch as soon as the previous one
  * ends), or {@code --trigger=DURATION}. Prints a line {@code PeerStream started} once the query
@@ -88,7 +88,8 @@ import picocli.CommandLine;
 @Command(
     name = "peer-stream",
     mixinStandardHelpOptions = true,
-    description = "The Structured Streaming peer on two Kafka topics (bin/bench soak --engine=peer).")
+    description =
+        "The Structured Streaming peer on two Kafka topics (bin/bench soak --engine=peer).")
 final class PeerStream implements Callable<Integer> {
   static final String HEARTBEAT = "HEARTBEAT";
 
@@ -98,54 +99,80 @@ final class PeerStream implements Callable<Integer> {
   @Option(names = "--target", required = true, description = "kafka://host:port/topic")
   String target;
 
-  @Option(names = "--warehouse", required = true,
+  @Option(
+      names = "--warehouse",
+      required = true,
       description = "directory of the raw_events and deltas tables and of _checkpoints/peer")
   Path warehouse;
 
-  @Option(names = "--kafkaProperties", defaultValue = "",
-      description = "comma-separated consumer properties key=value (as streamrecon's), passed to"
-          + " Spark's Kafka source as kafka.<key>")
+  @Option(
+      names = "--kafkaProperties",
+      defaultValue = "",
+      description =
+          "comma-separated consumer properties key=value (as streamrecon's), passed to"
+              + " Spark's Kafka source as kafka.<key>")
   String kafkaProperties;
 
   @Option(names = "--timeout", defaultValue = "10m", description = "pairing timeout (event time)")
   String timeout;
 
-  @Option(names = "--kafkaMaxOutOfOrderness", defaultValue = "30s",
+  @Option(
+      names = "--kafkaMaxOutOfOrderness",
+      defaultValue = "30s",
       description = "watermark delay per side, as streamrecon's")
   String maxOutOfOrderness;
 
-  @Option(names = "--kafkaIdleAfter", defaultValue = "30s",
+  @Option(
+      names = "--kafkaIdleAfter",
+      defaultValue = "30s",
       description = "how long a side must read nothing before its watermark follows the wall clock")
   String idleAfter;
 
-  @Option(names = "--heartbeatInterval", defaultValue = "5s",
+  @Option(
+      names = "--heartbeatInterval",
+      defaultValue = "5s",
       description = "how often an idle side's heartbeat moves its watermark")
   String heartbeatInterval;
 
-  @Option(names = "--progressInterval", defaultValue = "10s", description = "progress line interval")
+  @Option(
+      names = "--progressInterval",
+      defaultValue = "10s",
+      description = "progress line interval")
   String progressInterval;
 
-  @Option(names = "--trigger", defaultValue = "",
+  @Option(
+      names = "--trigger",
+      defaultValue = "",
       description = "micro-batch interval; empty: the next batch as soon as the previous ends")
   String trigger;
 
-  @Option(names = "--emitMatches", arity = "0..1", defaultValue = "false",
+  @Option(
+      names = "--emitMatches",
+      arity = "0..1",
+      defaultValue = "false",
       description = "write MATCH rows to deltas too")
   boolean emitMatches;
 
-  @Option(names = "--pairingBuckets", defaultValue = "0",
-      description = "accepted for the soak's command line and ignored: Spark's state store keys"
-          + " by natural id, there is no bucketing to choose")
+  @Option(
+      names = "--pairingBuckets",
+      defaultValue = "0",
+      description =
+          "accepted for the soak's command line and ignored: Spark's state store keys"
+              + " by natural id, there is no bucketing to choose")
   int pairingBuckets;
 
   @Option(names = "--sparkMaster", defaultValue = "local[2]")
   String sparkMaster;
 
-  @Option(names = "--shufflePartitions", defaultValue = "4",
+  @Option(
+      names = "--shufflePartitions",
+      defaultValue = "4",
       description = "spark.sql.shuffle.partitions: the state store's partitions (as the file peer)")
   int shufflePartitions;
 
-  @Option(names = "--stateStore", defaultValue = "hdfs",
+  @Option(
+      names = "--stateStore",
+      defaultValue = "hdfs",
       description = "hdfs (Spark's default, in memory, as the file peer) or rocksdb")
   String stateStore;
 
@@ -154,8 +181,15 @@ final class PeerStream implements Callable<Integer> {
   }
 
   /** The validated settings. */
-  record Settings(InputSpec source, InputSpec target, Map<String, String> kafka, long timeoutMillis,
-      long delayMillis, long idleAfterMillis, long heartbeatMillis, long progressMillis,
+  record Settings(
+      InputSpec source,
+      InputSpec target,
+      Map<String, String> kafka,
+      long timeoutMillis,
+      long delayMillis,
+      long idleAfterMillis,
+      long heartbeatMillis,
+      long progressMillis,
       long triggerMillis) {}
 
   Settings settings() {
@@ -170,9 +204,14 @@ final class PeerStream implements Callable<Integer> {
     if (!stateStore.equals("hdfs") && !stateStore.equals("rocksdb")) {
       throw new IllegalArgumentException("--stateStore must be hdfs or rocksdb, not " + stateStore);
     }
-    return new Settings(s, t, KafkaProperties.parseInline(kafkaProperties),
-        millis("--timeout", timeout), millis("--kafkaMaxOutOfOrderness", maxOutOfOrderness),
-        millis("--kafkaIdleAfter", idleAfter), millis("--heartbeatInterval", heartbeatInterval),
+    return new Settings(
+        s,
+        t,
+        KafkaProperties.parseInline(kafkaProperties),
+        millis("--timeout", timeout),
+        millis("--kafkaMaxOutOfOrderness", maxOutOfOrderness),
+        millis("--kafkaIdleAfter", idleAfter),
+        millis("--heartbeatInterval", heartbeatInterval),
         millis("--progressInterval", progressInterval),
         trigger.isBlank() ? 0 : millis("--trigger", trigger));
   }
@@ -194,7 +233,8 @@ final class PeerStream implements Callable<Integer> {
     Map<Side, Path> heartbeatDirs = new EnumMap<>(Side.class);
     for (Side side : Side.values()) {
       heartbeatDirs.put(
-          side, Files.createDirectories(checkpoints.resolve("peer-heartbeats").resolve(side.name())));
+          side,
+          Files.createDirectories(checkpoints.resolve("peer-heartbeats").resolve(side.name())));
     }
     SparkSession.Builder builder =
         SparkSession.builder()
@@ -205,11 +245,13 @@ final class PeerStream implements Callable<Integer> {
             .config("spark.sql.shuffle.partitions", String.valueOf(shufflePartitions))
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
             .config(
-                "spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.sql.streaming.multipleWatermarkPolicy", "min")
             .config("spark.sql.warehouse.dir", checkpoints.resolve("spark-warehouse").toString());
     if (stateStore.equals("rocksdb")) {
-      builder.config("spark.sql.streaming.stateStore.providerClass",
+      builder.config(
+          "spark.sql.streaming.stateStore.providerClass",
           "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider");
     }
     SparkSession spark = builder.getOrCreate();
@@ -233,8 +275,15 @@ final class PeerStream implements Callable<Integer> {
     EventParser parser = new EventParser(ParseConfig.defaults());
     Dataset<PeerRows.InEvent> events =
         side(spark, s, Side.SOURCE, s.source(), heartbeatDirs.get(Side.SOURCE), parser, delay)
-            .union(side(spark, s, Side.TARGET, s.target(), heartbeatDirs.get(Side.TARGET), parser,
-                delay));
+            .union(
+                side(
+                    spark,
+                    s,
+                    Side.TARGET,
+                    s.target(),
+                    heartbeatDirs.get(Side.TARGET),
+                    parser,
+                    delay));
     Dataset<PeerRows.Out> out = PeerSteps.pair(events, s.timeoutMillis(), dupAcc, supAcc);
 
     String runId = "peer-" + Instant.now().toString().replaceAll("[^0-9]", "").substring(0, 14);
@@ -242,7 +291,9 @@ final class PeerStream implements Callable<Integer> {
         new PeerBatchWriter(
             warehouse.resolve(WarehouseTables.RAW_EVENTS).toString(),
             warehouse.resolve(WarehouseTables.DELTAS).toString(),
-            PeerBatchWriter.DeltasLayout.STREAMRECON, emitMatches, runId);
+            PeerBatchWriter.DeltasLayout.STREAMRECON,
+            emitMatches,
+            runId);
 
     long now = System.currentTimeMillis();
     Map<Side, IdleRule> idle = new EnumMap<>(Side.class);
@@ -267,25 +318,38 @@ final class PeerStream implements Callable<Integer> {
     while (query.isActive() && query.lastProgress() == null && !waitingForData(query.status())) {
       TimeUnit.MILLISECONDS.sleep(200);
     }
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "PeerStream started: query %s, run %s, %s and %s from the earliest offsets, timeout %d ms,"
             + " watermark delay %d ms per side, idle after %d ms, trigger %s%s%n",
-        query.id(), runId, s.source(), s.target(), s.timeoutMillis(), s.delayMillis(),
-        s.idleAfterMillis(), s.triggerMillis() > 0 ? s.triggerMillis() + " ms" : "default",
-        pairingBuckets > 0 ? " (--pairingBuckets ignored: Spark keys its state by natural id)" : "");
+        query.id(),
+        runId,
+        s.source(),
+        s.target(),
+        s.timeoutMillis(),
+        s.delayMillis(),
+        s.idleAfterMillis(),
+        s.triggerMillis() > 0 ? s.triggerMillis() + " ms" : "default",
+        pairingBuckets > 0
+            ? " (--pairingBuckets ignored: Spark keys its state by natural id)"
+            : "");
 
-    ScheduledExecutorService beats = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "peer-heartbeat");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService beats =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "peer-heartbeat");
+              t.setDaemon(true);
+              return t;
+            });
     long[] lastBatchSeen = {-1};
     beats.scheduleWithFixedDelay(
         () -> {
           lastBatchSeen[0] = observe(query, idle, topics, lastBatchSeen[0]);
           heartbeats(idle, topics, heartbeatDirs);
         },
-        1, 1, TimeUnit.SECONDS);
+        1,
+        1,
+        TimeUnit.SECONDS);
     try {
       while (!query.awaitTermination(s.progressMillis())) {
         progress(query, writer, dupAcc, supAcc);
@@ -301,28 +365,41 @@ final class PeerStream implements Callable<Integer> {
   }
 
   /** One side: its Kafka topic and its heartbeat directory, parsed and watermarked. */
-  private static Dataset<PeerRows.InEvent> side(SparkSession spark, Settings s, Side side,
-      InputSpec spec, Path heartbeatDir, EventParser parser, String delay) {
+  private static Dataset<PeerRows.InEvent> side(
+      SparkSession spark,
+      Settings s,
+      Side side,
+      InputSpec spec,
+      Path heartbeatDir,
+      EventParser parser,
+      String delay) {
     Map<String, String> options = new LinkedHashMap<>();
     s.kafka().forEach((k, v) -> options.put("kafka." + k, v));
     options.put("kafka.bootstrap.servers", spec.bootstrapServers());
     options.put("subscribe", spec.topic());
     options.put("startingOffsets", "earliest");
     Dataset<Row> records =
-        spark.readStream().format("kafka").options(options).load()
+        spark
+            .readStream()
+            .format("kafka")
+            .options(options)
+            .load()
             .where(col("value").isNotNull())
             .select(col("value").cast("string").as("value"), lit(side.name()).as("side"));
     Dataset<Row> heartbeats =
-        spark.readStream().option("cleanSource", "delete").text(heartbeatDir.toString())
+        spark
+            .readStream()
+            .option("cleanSource", "delete")
+            .text(heartbeatDir.toString())
             .select(col("value"), lit(HEARTBEAT).as("side"));
     return PeerSteps.parseWithWatermark(records.union(heartbeats), parser, delay);
   }
 
   /**
    * Feeds each side's {@link IdleRule} what Spark saw of its backlog: the query waiting for data
-   * (every source empty now), and the batches that ended since {@code lastBatch} (the side's
-   * Kafka rows at each batch's start). The status is read first: once the query waits, the batch
-   * before it is in {@code recentProgress}. Returns the last batch id seen.
+   * (every source empty now), and the batches that ended since {@code lastBatch} (the side's Kafka
+   * rows at each batch's start). The status is read first: once the query waits, the batch before
+   * it is in {@code recentProgress}. Returns the last batch id seen.
    */
   private static long observe(
       StreamingQuery query, Map<Side, IdleRule> idle, Map<Side, String> topics, long lastBatch) {
@@ -367,7 +444,8 @@ final class PeerStream implements Callable<Integer> {
    * data, and past initialisation (whose status is neither active nor with data either).
    */
   static boolean waitingForData(StreamingQueryStatus status) {
-    return !status.isTriggerActive() && !status.isDataAvailable()
+    return !status.isTriggerActive()
+        && !status.isDataAvailable()
         && status.message().startsWith("Waiting for");
   }
 
@@ -381,10 +459,12 @@ final class PeerStream implements Callable<Integer> {
         continue;
       }
       if (rule.firstBeatOfSpell()) {
-        System.out.printf(Locale.ROOT,
+        System.out.printf(
+            Locale.ROOT,
             "PeerStream: topic %s seen empty since its last records at %s; its watermark"
                 + " follows the wall clock%n",
-            topics.get(side), Instant.ofEpochMilli(rule.lastRecords()));
+            topics.get(side),
+            Instant.ofEpochMilli(rule.lastRecords()));
       }
       try {
         Path dir = dirs.get(side);
@@ -399,11 +479,13 @@ final class PeerStream implements Callable<Integer> {
   }
 
   static String heartbeatLine(long eventTimeMillis) {
-    return "{\"id\":\"__heartbeat__\",\"eventTime\":\"" + Instant.ofEpochMilli(eventTimeMillis) + "\"}";
+    return "{\"id\":\"__heartbeat__\",\"eventTime\":\""
+        + Instant.ofEpochMilli(eventTimeMillis)
+        + "\"}";
   }
 
-  private static void progress(StreamingQuery query, PeerBatchWriter writer, LongAccumulator dup,
-      LongAccumulator sup) {
+  private static void progress(
+      StreamingQuery query, PeerBatchWriter writer, LongAccumulator dup, LongAccumulator sup) {
     StreamingQueryProgress p = query.lastProgress();
     long stateRows = 0;
     long stateBytes = 0;
@@ -420,18 +502,28 @@ final class PeerStream implements Callable<Integer> {
       Long total = p.durationMs().get("triggerExecution");
       batchMs = total == null ? -1 : total;
     }
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "PeerStream progress: batches %d, raw rows stored %d, deltas rows %d, finals %s,"
             + " duplicates %d, superseded %d, watermark %s, state rows %d (%d bytes),"
             + " last batch %d ms, dropped late in it %d%n",
-        writer.batches.get(), writer.rawRows.get(), writer.deltasRows.get(), writer.finals,
-        dup.value(), sup.value(), watermark, stateRows, stateBytes, batchMs, late);
+        writer.batches.get(),
+        writer.rawRows.get(),
+        writer.deltasRows.get(),
+        writer.finals,
+        dup.value(),
+        sup.value(),
+        watermark,
+        stateRows,
+        stateBytes,
+        batchMs,
+        late);
   }
 
   /**
-   * What the driver has seen of one side's backlog, and the heartbeats it is due: once the side
-   * has been seen empty for {@code idleAfter} since it was last seen with records, one every
-   * {@code interval} of the times it is seen empty, stamped with such a time.
+   * What the driver has seen of one side's backlog, and the heartbeats it is due: once the side has
+   * been seen empty for {@code idleAfter} since it was last seen with records, one every {@code
+   * interval} of the times it is seen empty, stamped with such a time.
    */
   static final class IdleRule {
     private final long idleAfter;

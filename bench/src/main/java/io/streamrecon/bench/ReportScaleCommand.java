@@ -41,14 +41,21 @@ final class ReportScaleCommand implements Callable<Integer> {
     if (!Files.isDirectory(warehouse.resolve(WarehouseTables.DELTAS).resolve("_delta_log"))) {
       long t0 = System.nanoTime();
       int files =
-          SyntheticDeltas.write(warehouse.toString(), "bench-report", rows, rowsPerFile, spanHours, 7);
+          SyntheticDeltas.write(
+              warehouse.toString(), "bench-report", rows, rowsPerFile, spanHours, 7);
       System.out.printf(
-          Locale.ROOT, "generated %,d deltas rows in %d files in %.1f s%n",
-          rows, files, (System.nanoTime() - t0) / 1e9);
+          Locale.ROOT,
+          "generated %,d deltas rows in %d files in %.1f s%n",
+          rows,
+          files,
+          (System.nanoTime() - t0) / 1e9);
     }
     long bytes;
     try (Stream<Path> s = Files.walk(warehouse.resolve(WarehouseTables.DELTAS))) {
-      bytes = s.filter(p -> p.toString().endsWith(".parquet")).mapToLong(p -> p.toFile().length()).sum();
+      bytes =
+          s.filter(p -> p.toString().endsWith(".parquet"))
+              .mapToLong(p -> p.toFile().length())
+              .sum();
     }
     System.out.printf(Locale.ROOT, "deltas data files: %,d bytes%n", bytes);
     Path out = warehouse.resolve("report.html");
@@ -63,7 +70,12 @@ final class ReportScaleCommand implements Callable<Integer> {
           Locale.ROOT,
           "report run %d: exit %d, %.1f s wall, %.1f s CPU (all threads, GC included),"
               + " heap used after %,d MB, page %,d bytes%n",
-          i, code, seconds, cpu, heap >> 20, Files.size(out));
+          i,
+          code,
+          seconds,
+          cpu,
+          heap >> 20,
+          Files.size(out));
       if (code != 0) {
         return code;
       }
@@ -73,8 +85,7 @@ final class ReportScaleCommand implements Callable<Integer> {
 
   /** CPU time of this JVM (all threads): the cost that does not depend on the machine's load. */
   private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            ManagementFactory.getOperatingSystemMXBean())
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 }

@@ -21,29 +21,44 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code bin/bench run}: generates the data sets, runs every contender on each in a JVM of its
- * own, checks the verdicts against the generator's and each other, measures state size, lookup
- * cost and (optionally) profiles, and writes the report and chart. Exits 1 if any contender's
- * verdicts disagree.
+ * {@code bin/bench run}: generates the data sets, runs every contender on each in a JVM of its own,
+ * checks the verdicts against the generator's and each other, measures state size, lookup cost and
+ * (optionally) profiles, and writes the report and chart. Exits 1 if any contender's verdicts
+ * disagree.
  */
 @Command(name = "run", description = "Runs the benchmark and writes the report.")
 final class RunCommand implements Callable<Integer> {
-  @Option(names = "--sizes", split = ",", defaultValue = "1000,10000,100000,1000000",
+  @Option(
+      names = "--sizes",
+      split = ",",
+      defaultValue = "1000,10000,100000,1000000",
       description = "records per data set (about N events per side)")
   List<Integer> sizes;
 
-  @Option(names = "--contenders", split = ",", defaultValue = "bare,direct,spark,peer",
-      description = "bare, direct, spark, peer and (not by default) flink: the FlinkRunner [local] in a"
-          + " JVM of its own, which needs the Flink jars built (" + FlinkContender.BUILD_COMMAND + ")")
+  @Option(
+      names = "--contenders",
+      split = ",",
+      defaultValue = "bare,direct,spark,peer",
+      description =
+          "bare, direct, spark, peer and (not by default) flink: the FlinkRunner [local] in a"
+              + " JVM of its own, which needs the Flink jars built ("
+              + FlinkContender.BUILD_COMMAND
+              + ")")
   List<String> contenders;
 
-  @Option(names = "--zipf-size", defaultValue = "100000", description = "records of the Zipf data set (0 = none)")
+  @Option(
+      names = "--zipf-size",
+      defaultValue = "100000",
+      description = "records of the Zipf data set (0 = none)")
   int zipfSize;
 
   @Option(names = "--seed", defaultValue = "42")
   long seed;
 
-  @Option(names = "--work", defaultValue = "bench/target/bench-work", description = "data sets, tables, logs")
+  @Option(
+      names = "--work",
+      defaultValue = "bench/target/bench-work",
+      description = "data sets, tables, logs")
   Path work;
 
   @Option(names = "--report", defaultValue = "bench/REPORT.md")
@@ -55,39 +70,60 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--xmx", defaultValue = "8g", description = "heap of each contender JVM")
   String xmx;
 
-  @Option(names = "--run-timeout", defaultValue = "PT12M", description = "a contender run longer than this is stopped")
+  @Option(
+      names = "--run-timeout",
+      defaultValue = "PT12M",
+      description = "a contender run longer than this is stopped")
   Duration runTimeout;
 
-  @Option(names = "--largest-timeout", defaultValue = "PT15M",
+  @Option(
+      names = "--largest-timeout",
+      defaultValue = "PT15M",
       description = "time limit of a run on the largest uniform size")
   Duration largestTimeout;
 
-  @Option(names = "--profile", split = ",", defaultValue = "bare,direct,spark",
+  @Option(
+      names = "--profile",
+      split = ",",
+      defaultValue = "bare,direct,spark",
       description = "contenders to profile with JFR on the profile size (empty = none)")
   List<String> profile;
 
-  @Option(names = "--profile-under", defaultValue = "PT5M",
+  @Option(
+      names = "--profile-under",
+      defaultValue = "PT5M",
       description = "profile each contender on the largest uniform set it ran in less than this")
   Duration profileUnder;
 
-  @Option(names = "--lookup-size", defaultValue = "100000",
+  @Option(
+      names = "--lookup-size",
+      defaultValue = "100000",
       description = "measure lookup cost on the SparkRunner run's tables of this uniform set")
   int lookupSize;
 
-  @Option(names = "--reuse", defaultValue = "false",
-      description = "reuse results and JFR recordings already in --work instead of running again"
-          + " (to rebuild the report)")
+  @Option(
+      names = "--reuse",
+      defaultValue = "false",
+      description =
+          "reuse results and JFR recordings already in --work instead of running again"
+              + " (to rebuild the report)")
   boolean reuse;
 
-  @Option(names = "--repeats", defaultValue = "3",
+  @Option(
+      names = "--repeats",
+      defaultValue = "3",
       description = "runs of a contender on a data set when its first run is short (median kept)")
   int repeats;
 
-  @Option(names = "--repeat-under", defaultValue = "PT2M",
+  @Option(
+      names = "--repeat-under",
+      defaultValue = "PT2M",
       description = "a first run shorter than this is repeated (--repeats)")
   Duration repeatUnder;
 
-  @Option(names = "--skip-on-slow", defaultValue = "true",
+  @Option(
+      names = "--skip-on-slow",
+      defaultValue = "true",
       description = "skip a contender at larger sizes once one of its runs timed out")
   boolean skipOnSlow;
 
@@ -99,11 +135,23 @@ final class RunCommand implements Callable<Integer> {
    * or why there is none; the wall times of all its runs, and the 1-minute load average at the end
    * of each.
    */
-  record Row(String dataSet, String contender, RunResult result, String failure, Expected expected,
-      List<Double> walls, List<Double> loads) {
+  record Row(
+      String dataSet,
+      String contender,
+      RunResult result,
+      String failure,
+      Expected expected,
+      List<Double> walls,
+      List<Double> loads) {
     Row(String dataSet, String contender, RunResult result, String failure, Expected expected) {
-      this(dataSet, contender, result, failure, expected,
-          result == null ? List.of() : List.of(result.wallSeconds()), List.of(load1()));
+      this(
+          dataSet,
+          contender,
+          result,
+          failure,
+          expected,
+          result == null ? List.of() : List.of(result.wallSeconds()),
+          List.of(load1()));
     }
 
     boolean agrees() {
@@ -111,7 +159,9 @@ final class RunCommand implements Callable<Integer> {
     }
 
     VerdictCounts expectedCounts() {
-      return result != null && result.mode().equals("batch") ? expected.batch() : expected.streaming();
+      return result != null && result.mode().equals("batch")
+          ? expected.batch()
+          : expected.streaming();
     }
   }
 
@@ -126,7 +176,10 @@ final class RunCommand implements Callable<Integer> {
       }
     }
     Files.createDirectories(work);
-    String started = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE_TIME).substring(0, 16);
+    String started =
+        ZonedDateTime.now(ZoneOffset.UTC)
+            .format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
+            .substring(0, 16);
     // Smaller sets first, the Zipf set before any larger uniform one, the largest last: a slow
     // contender's time-out at the largest size then costs nothing else.
     List<Integer> ordered = new ArrayList<>(sizes);
@@ -136,12 +189,14 @@ final class RunCommand implements Callable<Integer> {
     boolean zipfDone = zipfSize <= 0;
     for (int n : ordered) {
       if (!zipfDone && zipfSize < n) {
-        sets.add(dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
+        sets.add(
+            dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
         zipfDone = true;
       }
       sets.add(dataSet("u" + n, base(n)));
       if (!zipfDone && zipfSize == n) {
-        sets.add(dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
+        sets.add(
+            dataSet("z" + zipfSize, base(zipfSize).withSkew(GeneratorConfig.Skew.ZIPF, 1.1, 0)));
         zipfDone = true;
       }
     }
@@ -152,18 +207,26 @@ final class RunCommand implements Callable<Integer> {
     for (Path set : sets) {
       Expected e = Expected.read(set.resolve(Generator.EXPECTED));
       Duration limit =
-          ordered.size() > 1 && e.records() == largest && e.config().skew() == GeneratorConfig.Skew.UNIFORM
+          ordered.size() > 1
+                  && e.records() == largest
+                  && e.config().skew() == GeneratorConfig.Skew.UNIFORM
               ? largestTimeout
               : runTimeout;
       for (String c : contenders) {
         Long at = timedOutAt.get(c);
         if (skipOnSlow && at != null && e.records() > at) {
-          rows.add(new Row(set.getFileName().toString(), c, null,
-              "skipped: its run on " + at + " records did not finish in time", e));
+          rows.add(
+              new Row(
+                  set.getFileName().toString(),
+                  c,
+                  null,
+                  "skipped: its run on " + at + " records did not finish in time",
+                  e));
           continue;
         }
         Row row = runContender(set, c, e, null, limit);
-        if (row.result() != null && repeats > 1
+        if (row.result() != null
+            && repeats > 1
             && row.result().wallSeconds() < repeatUnder.toSeconds()) {
           row = median(row, set, c, e, limit);
         }
@@ -181,14 +244,21 @@ final class RunCommand implements Callable<Integer> {
       }
       Row best = null;
       for (Row r : rows) {
-        if (r.contender().equals(c) && r.dataSet().startsWith("u") && r.result() != null
+        if (r.contender().equals(c)
+            && r.dataSet().startsWith("u")
+            && r.result() != null
             && r.result().wallSeconds() < profileUnder.toSeconds()
             && (best == null || r.result().records() > best.result().records())) {
           best = r;
         }
       }
       if (best == null) {
-        notes.add("No profile of " + c + ": none of its runs finished in " + profileUnder.toMinutes() + " min.");
+        notes.add(
+            "No profile of "
+                + c
+                + ": none of its runs finished in "
+                + profileUnder.toMinutes()
+                + " min.");
         continue;
       }
       Path set = work.resolve("data").resolve(best.dataSet());
@@ -216,7 +286,8 @@ final class RunCommand implements Callable<Integer> {
       notes.add("Lookup cost not measured: no SparkRunner warehouse for u" + lookupSize + ".");
     }
     Chart.write(chart, rows);
-    ReportWriter writer = new ReportWriter(rows, profiles, state, lookup, notes, started, commandLine(), xmx);
+    ReportWriter writer =
+        new ReportWriter(rows, profiles, state, lookup, notes, started, commandLine(), xmx);
     writer.lookupSet = String.valueOf(lookupSize);
     writer.write(report);
     boolean ok = rows.stream().allMatch(r -> r.result() == null || r.agrees());
@@ -248,7 +319,12 @@ final class RunCommand implements Callable<Integer> {
     List<Row> byWall = new ArrayList<>(runs);
     byWall.sort(java.util.Comparator.comparingDouble(r -> r.result().wallSeconds()));
     Row m = byWall.get(byWall.size() / 2);
-    return new Row(m.dataSet(), m.contender(), m.result(), null, e,
+    return new Row(
+        m.dataSet(),
+        m.contender(),
+        m.result(),
+        null,
+        e,
         runs.stream().map(r -> r.result().wallSeconds()).toList(),
         runs.stream().flatMap(r -> r.loads().stream()).toList());
   }
@@ -259,11 +335,30 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private String commandLine() {
-    return "bin/bench run --sizes=" + join(sizes) + " --contenders=" + String.join(",", contenders)
-        + " --zipf-size=" + zipfSize + " --seed=" + seed + " --xmx=" + xmx
-        + " --run-timeout=" + runTimeout + " --largest-timeout=" + largestTimeout
-        + " --profile=" + String.join(",", profile) + " --profile-under=" + profileUnder
-        + " --lookup-size=" + lookupSize + " --repeats=" + repeats + " --repeat-under=" + repeatUnder;
+    return "bin/bench run --sizes="
+        + join(sizes)
+        + " --contenders="
+        + String.join(",", contenders)
+        + " --zipf-size="
+        + zipfSize
+        + " --seed="
+        + seed
+        + " --xmx="
+        + xmx
+        + " --run-timeout="
+        + runTimeout
+        + " --largest-timeout="
+        + largestTimeout
+        + " --profile="
+        + String.join(",", profile)
+        + " --profile-under="
+        + profileUnder
+        + " --lookup-size="
+        + lookupSize
+        + " --repeats="
+        + repeats
+        + " --repeat-under="
+        + repeatUnder;
   }
 
   private static String join(List<Integer> l) {
@@ -287,8 +382,9 @@ final class RunCommand implements Callable<Integer> {
     deleteTree(work, dir);
     long t0 = System.nanoTime();
     Expected e = new Generator(config).generate(dir);
-    System.out.printf("generated %s: %d events, %.0f MB in %.1f s%n", name, e.events(), e.payloadBytes() / 1e6,
-        (System.nanoTime() - t0) / 1e9);
+    System.out.printf(
+        "generated %s: %d events, %.0f MB in %.1f s%n",
+        name, e.events(), e.payloadBytes() / 1e6, (System.nanoTime() - t0) / 1e9);
     return dir;
   }
 
@@ -297,8 +393,9 @@ final class RunCommand implements Callable<Integer> {
     return runContender(set, contender, e, jfr, limit, "");
   }
 
-  private Row runContender(Path set, String contender, Expected e, Path jfr, Duration limit,
-      String repeat) throws IOException, InterruptedException {
+  private Row runContender(
+      Path set, String contender, Expected e, Path jfr, Duration limit, String repeat)
+      throws IOException, InterruptedException {
     String name = set.getFileName().toString();
     String runName = name + "-" + contender + (jfr != null ? "-profile" : "") + repeat;
     Path runDir = work.resolve("runs").resolve(runName);
@@ -309,7 +406,8 @@ final class RunCommand implements Callable<Integer> {
       return new Row(name, contender, RunResult.read(runDir.resolve("result.json")), null, e);
     }
     if (reuse && Files.exists(runDir.resolve("log.txt"))) {
-      return new Row(name, contender, null, previousFailure(runDir.resolve("log.txt"), limit, e), e);
+      return new Row(
+          name, contender, null, previousFailure(runDir.resolve("log.txt"), limit, e), e);
     }
     deleteTree(work, runDir);
     Files.createDirectories(runDir);
@@ -333,7 +431,8 @@ final class RunCommand implements Callable<Integer> {
     if (jfr != null && ownJvm) {
       cmd.add("--jfr=" + jfr);
     }
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
       // SIGTERM first: the JVM's shutdown hooks still dump a JFR recording. A JVM the contender
       // started (flink) is stopped the same way, whether or not the contender's hook gets to it.
@@ -346,13 +445,21 @@ final class RunCommand implements Callable<Integer> {
       for (ProcessHandle c : children) {
         try {
           c.onExit().get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ex) {
+        } catch (java.util.concurrent.ExecutionException
+            | java.util.concurrent.TimeoutException ex) {
           c.destroyForcibly();
         }
       }
-      return new Row(name, contender, null, String.format(Locale.ROOT,
-          "timed out: not finished after %d min, so below %,.0f events/s", limit.toMinutes(),
-          e.events() / (double) limit.toSeconds()), e);
+      return new Row(
+          name,
+          contender,
+          null,
+          String.format(
+              Locale.ROOT,
+              "timed out: not finished after %d min, so below %,.0f events/s",
+              limit.toMinutes(),
+              e.events() / (double) limit.toSeconds()),
+          e);
     }
     if (p.exitValue() != 0 || !Files.exists(result)) {
       return new Row(name, contender, null, "failed (exit " + p.exitValue() + "), see " + log, e);
@@ -360,7 +467,8 @@ final class RunCommand implements Callable<Integer> {
     RunResult r = RunResult.read(result);
     deleteTree(work, runDir.resolve("work/checkpoint"));
     // Keep the tables of the SparkRunner run at the lookup size for the lookup measurement.
-    if (jfr != null || !repeat.isEmpty()
+    if (jfr != null
+        || !repeat.isEmpty()
         || !(contender.equals("spark") && name.equals("u" + lookupSize))) {
       deleteTree(work, runDir.resolve("work"));
     }
@@ -373,16 +481,29 @@ final class RunCommand implements Callable<Integer> {
     boolean exception = lines.stream().anyMatch(l -> l.startsWith("Exception in thread"));
     return exception
         ? "failed, see " + log
-        : String.format(Locale.ROOT, "timed out: not finished after %d min, so below %,.0f events/s",
-            limit.toMinutes(), e.events() / (double) limit.toSeconds());
+        : String.format(
+            Locale.ROOT,
+            "timed out: not finished after %d min, so below %,.0f events/s",
+            limit.toMinutes(),
+            e.events() / (double) limit.toSeconds());
   }
 
   static List<String> sparkFlags() {
     List<String> flags = new ArrayList<>();
-    for (String m : List.of("java.base/sun.nio.ch", "java.base/java.nio", "java.base/java.lang",
-        "java.base/java.util", "java.base/java.lang.invoke", "java.base/sun.util.calendar",
-        "java.base/java.util.concurrent", "java.base/java.net", "java.base/java.io",
-        "java.base/sun.nio.cs", "java.base/sun.security.action", "java.base/java.lang.reflect")) {
+    for (String m :
+        List.of(
+            "java.base/sun.nio.ch",
+            "java.base/java.nio",
+            "java.base/java.lang",
+            "java.base/java.util",
+            "java.base/java.lang.invoke",
+            "java.base/sun.util.calendar",
+            "java.base/java.util.concurrent",
+            "java.base/java.net",
+            "java.base/java.io",
+            "java.base/sun.nio.cs",
+            "java.base/sun.security.action",
+            "java.base/java.lang.reflect")) {
       flags.add("--add-opens=" + m + "=ALL-UNNAMED");
     }
     return flags;
@@ -393,8 +514,14 @@ final class RunCommand implements Callable<Integer> {
       return r.dataSet() + " " + r.contender() + ": " + r.failure();
     }
     RunResult x = r.result();
-    return String.format("%s %s: %.1f s, %.0f events/s, peak heap %d MB, %s%s", r.dataSet(), r.contender(),
-        x.wallSeconds(), x.eventsPerSecond(), x.peakHeapBytes() >> 20, x.counts().brief(),
+    return String.format(
+        "%s %s: %.1f s, %.0f events/s, peak heap %d MB, %s%s",
+        r.dataSet(),
+        r.contender(),
+        x.wallSeconds(),
+        x.eventsPerSecond(),
+        x.peakHeapBytes() >> 20,
+        x.counts().brief(),
         r.agrees() ? "" : "  DISAGREES, expected " + r.expectedCounts().brief());
   }
 
@@ -412,9 +539,16 @@ final class RunCommand implements Callable<Integer> {
   }
 
   static String machine() {
-    return Runtime.getRuntime().availableProcessors() + " cores, "
+    return Runtime.getRuntime().availableProcessors()
+        + " cores, "
         + (((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-            .getTotalMemorySize() >> 30) + " GiB RAM, " + System.getProperty("os.name") + " "
-        + System.getProperty("os.version") + ", Java " + System.getProperty("java.version");
+                .getTotalMemorySize()
+            >> 30)
+        + " GiB RAM, "
+        + System.getProperty("os.name")
+        + " "
+        + System.getProperty("os.version")
+        + ", Java "
+        + System.getProperty("java.version");
   }
 }

@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * @param records business records in the data set
  * @param events input events of both sides
  * @param inputBytes input bytes of both sides
- * @param wallSeconds from the start of the contender's work (engine start included) to its last write
+ * @param wallSeconds from the start of the contender's work (engine start included) to its last
+ *     write
  * @param startupSeconds of which engine start-up (SparkSession, pipeline construction)
  * @param peakHeapBytes highest heap use sampled every 20 ms
  * @param peakLiveHeapBytes highest heap use right after a garbage collection (the live set)

@@ -19,17 +19,17 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The soak's live stream: {@link Plan#ids} distinct natural ids, spread evenly over {@link
- * Plan#duration}, each sent to the source and (unless it is missing there) the target topic at
- * its due time, with that time as its event time. 90% of the ids match, 5% differ in one field,
- * 2.5% never reach the target and 2.5% never reach the source. Optionally one hot natural id
- * carries {@link Plan#hotShare} of the pairs (a new version every time, so every one of its events
- * touches its entry), and {@link Plan#hotBucketShare} of the ids are drawn so that they all fall
- * into pairing bucket 0.
+ * Plan#duration}, each sent to the source and (unless it is missing there) the target topic at its
+ * due time, with that time as its event time. 90% of the ids match, 5% differ in one field, 2.5%
+ * never reach the target and 2.5% never reach the source. Optionally one hot natural id carries
+ * {@link Plan#hotShare} of the pairs (a new version every time, so every one of its events touches
+ * its entry), and {@link Plan#hotBucketShare} of the ids are drawn so that they all fall into
+ * pairing bucket 0.
  *
  * <p>For the verdict latency ({@link VerdictLatency}) it keeps, per id ordinal (the {@code i} of
- * {@code ord-%09d}; an id drawn into bucket 0 is named {@code hb-...} but has an ordinal too),
- * the event time it gave the id and the Kafka append time of each side's event. The append time
- * is {@link RecordMetadata#timestamp()} from the send callback: the soak creates its topics with
+ * {@code ord-%09d}; an id drawn into bucket 0 is named {@code hb-...} but has an ordinal too), the
+ * event time it gave the id and the Kafka append time of each side's event. The append time is
+ * {@link RecordMetadata#timestamp()} from the send callback: the soak creates its topics with
  * {@code message.timestamp.type=LogAppendTime}, so that is the broker's wall clock when it appended
  * the batch to the log, when the pipeline could first read the event. On this one machine that is
  * the same wall clock the pipeline's Delta commits are stamped with. The producer's create time
@@ -51,14 +51,27 @@ final class SoakProducer implements AutoCloseable {
   private static final String PREFILL_ID_PREFIX = "pre-";
 
   /** A target event waiting for its due time; its JSON is made when it is sent. */
-  private record Deferred(long releaseNanos, String id, String eventTime, long cents, int delta,
-      int ordinal) {}
+  private record Deferred(
+      long releaseNanos, String id, String eventTime, long cents, int delta, int ordinal) {}
 
   /** What to produce. */
-  record Plan(int ids, Duration duration, double hotShare, double hotBucketShare, int buckets,
-      long seed, Duration targetLag, Duration targetBurstEvery, long prefillSource) {
+  record Plan(
+      int ids,
+      Duration duration,
+      double hotShare,
+      double hotBucketShare,
+      int buckets,
+      long seed,
+      Duration targetLag,
+      Duration targetBurstEvery,
+      long prefillSource) {
     /** A target on time, in step with the source, and no pre-filled state. */
-    Plan(int ids, Duration duration, double hotShare, double hotBucketShare, int buckets,
+    Plan(
+        int ids,
+        Duration duration,
+        double hotShare,
+        double hotBucketShare,
+        int buckets,
         long seed) {
       this(ids, duration, hotShare, hotBucketShare, buckets, seed, Duration.ZERO, Duration.ZERO, 0);
     }
@@ -76,7 +89,12 @@ final class SoakProducer implements AutoCloseable {
   /** The verdicts the distinct ids must end with (the hot id's are not counted here). */
   record Counts(long match, long mismatch, long missingInTarget, long missingInSource) {}
 
-  private enum Kind { MATCH, MISMATCH, MISSING_IN_TARGET, MISSING_IN_SOURCE }
+  private enum Kind {
+    MATCH,
+    MISMATCH,
+    MISSING_IN_TARGET,
+    MISSING_IN_SOURCE
+  }
 
   private final KafkaProducer<String, String> producer;
   private final String sourceTopic;
@@ -88,8 +106,10 @@ final class SoakProducer implements AutoCloseable {
   private final long[] kinds = new long[Kind.values().length];
   private final BitSet bucketsSeen = new BitSet();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
   /** Target events not yet due, in due order (only the producer thread touches it). */
   private final ArrayDeque<Deferred> deferred = new ArrayDeque<>();
+
   private long startNanos;
   private volatile Instant endedAt;
   private volatile Instant prefilledAt;
@@ -110,10 +130,14 @@ final class SoakProducer implements AutoCloseable {
     this.producer =
         new KafkaProducer<>(
             Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG,
+                20,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                true),
             new StringSerializer(),
             new StringSerializer());
     this.sourceTopic = sourceTopic;
@@ -152,10 +176,9 @@ final class SoakProducer implements AutoCloseable {
   }
 
   /**
-   * The runner keys the pairing has seen so far: the distinct buckets of the ids produced, or
-   * with {@code buckets == 0} (one key per natural id) every id produced. The SparkRunner keeps
-   * every key it has seen for ever (its streaming state is never evicted), so this is its key
-   * count.
+   * The runner keys the pairing has seen so far: the distinct buckets of the ids produced, or with
+   * {@code buckets == 0} (one key per natural id) every id produced. The SparkRunner keeps every
+   * key it has seen for ever (its streaming state is never evicted), so this is its key count.
    */
   synchronized long runnerKeys(int buckets) {
     if (buckets == 0) {
@@ -169,15 +192,15 @@ final class SoakProducer implements AutoCloseable {
   }
 
   /**
-   * The ordinal of a natural id this producer generated, or -1 for the hot id and for any other
-   * id. Call it after {@link #awaitSent}.
+   * The ordinal of a natural id this producer generated, or -1 for the hot id and for any other id.
+   * Call it after {@link #awaitSent}.
    */
   synchronized int ordinalOf(String naturalId) {
     if (naturalId.startsWith(ORDINARY_ID_PREFIX)) {
       try {
         int ordinal = Integer.parseInt(naturalId.substring(ORDINARY_ID_PREFIX.length()));
-        boolean produced = ordinal >= 0 && ordinal < plan.ids()
-            && eventTimeMillis[ordinal] != VerdictLatency.NONE;
+        boolean produced =
+            ordinal >= 0 && ordinal < plan.ids() && eventTimeMillis[ordinal] != VerdictLatency.NONE;
         return produced ? ordinal : -1;
       } catch (NumberFormatException e) {
         return -1;
@@ -244,16 +267,21 @@ final class SoakProducer implements AutoCloseable {
           continue;
         }
         int i = (int) nextId++;
-        String id = crosses(i, plan.hotBucketShare())
-            ? nextInBucketZero(i)
-            : String.format(ORDINARY_ID_PREFIX + "%09d", i);
+        String id =
+            crosses(i, plan.hotBucketShare())
+                ? nextInBucketZero(i)
+                : String.format(ORDINARY_ID_PREFIX + "%09d", i);
         synchronized (this) {
           eventTimeMillis[i] = nowInstant.toEpochMilli();
         }
         SplittableRandom r = new SplittableRandom(plan.seed() * 0x9E3779B97F4A7C15L + i);
         double u = r.nextDouble();
-        Kind kind = u < 0.90 ? Kind.MATCH : u < 0.95 ? Kind.MISMATCH
-            : u < 0.975 ? Kind.MISSING_IN_TARGET : Kind.MISSING_IN_SOURCE;
+        Kind kind =
+            u < 0.90
+                ? Kind.MATCH
+                : u < 0.95
+                    ? Kind.MISMATCH
+                    : u < 0.975 ? Kind.MISSING_IN_TARGET : Kind.MISSING_IN_SOURCE;
         long amountCents = 100 + r.nextInt(1_000_000);
         if (kind != Kind.MISSING_IN_SOURCE) {
           send(sourceTopic, id, json(id, now, amountCents, 0, "src"), sourceAppendMillis, i);
@@ -309,8 +337,12 @@ final class SoakProducer implements AutoCloseable {
    */
   private void sendTarget(String id, String eventTime, long cents, int delta, int ordinal) {
     if (!plan.targetDeferred()) {
-      send(targetTopic, id, json(id, eventTime, cents, delta, "tgt"),
-          ordinal < 0 ? null : targetAppendMillis, ordinal);
+      send(
+          targetTopic,
+          id,
+          json(id, eventTime, cents, delta, "tgt"),
+          ordinal < 0 ? null : targetAppendMillis,
+          ordinal);
       return;
     }
     long due = dueNanos(System.nanoTime(), startNanos, plan.targetLag(), plan.targetBurstEvery());
@@ -319,8 +351,8 @@ final class SoakProducer implements AutoCloseable {
   }
 
   /**
-   * When a target event made at {@code nowNanos} is sent: {@code lag} later, and with bursts at
-   * the first multiple of {@code burstEvery} since {@code startNanos} from then on.
+   * When a target event made at {@code nowNanos} is sent: {@code lag} later, and with bursts at the
+   * first multiple of {@code burstEvery} since {@code startNanos} from then on.
    */
   static long dueNanos(long nowNanos, long startNanos, Duration lag, Duration burstEvery) {
     long due = nowNanos + lag.toNanos();
@@ -337,8 +369,12 @@ final class SoakProducer implements AutoCloseable {
     long now = System.nanoTime();
     while (!deferred.isEmpty() && deferred.peekFirst().releaseNanos() <= now) {
       Deferred d = deferred.pollFirst();
-      send(targetTopic, d.id(), json(d.id(), d.eventTime(), d.cents(), d.delta(), "tgt"),
-          d.ordinal() < 0 ? null : targetAppendMillis, d.ordinal());
+      send(
+          targetTopic,
+          d.id(),
+          json(d.id(), d.eventTime(), d.cents(), d.delta(), "tgt"),
+          d.ordinal() < 0 ? null : targetAppendMillis,
+          d.ordinal());
     }
   }
 
@@ -369,13 +405,15 @@ final class SoakProducer implements AutoCloseable {
 
   /** Sends; on acknowledgement stores the append time in {@code appendMillis[ordinal]} if given. */
   private void send(String topic, String key, String value, long[] appendMillis, int ordinal) {
-    producer.send(new ProducerRecord<>(topic, key, value), (meta, e) -> {
-      if (e != null) {
-        failure.compareAndSet(null, e);
-      } else if (appendMillis != null) {
-        appendMillis[ordinal] = meta.timestamp();
-      }
-    });
+    producer.send(
+        new ProducerRecord<>(topic, key, value),
+        (meta, e) -> {
+          if (e != null) {
+            failure.compareAndSet(null, e);
+          } else if (appendMillis != null) {
+            appendMillis[ordinal] = meta.timestamp();
+          }
+        });
     eventsProduced.incrementAndGet();
   }
 
@@ -386,17 +424,34 @@ final class SoakProducer implements AutoCloseable {
    */
   private static String json(String id, String eventTime, long cents, int delta, String side) {
     String amount = (cents + delta) / 100 + "." + String.format("%02d", (cents + delta) % 100);
-    String note = "soak record " + id + " with a free-text note long enough to look like a real one";
+    String note =
+        "soak record " + id + " with a free-text note long enough to look like a real one";
     if (side.equals("src")) {
-      return "{\"id\":\"" + id + "\",\"eventTime\":\"" + eventTime + "\",\"status\":\"PAID\","
-          + "\"amount\":" + amount + ",\"currency\":\"EUR\",\"customer\":{\"city\":\"Lyon\","
+      return "{\"id\":\""
+          + id
+          + "\",\"eventTime\":\""
+          + eventTime
+          + "\",\"status\":\"PAID\","
+          + "\"amount\":"
+          + amount
+          + ",\"currency\":\"EUR\",\"customer\":{\"city\":\"Lyon\","
           + "\"tier\":\"gold\"},\"lines\":[{\"sku\":\"A-1\",\"qty\":2},{\"sku\":\"B-7\",\"qty\":1}],"
-          + "\"note\":\"" + note + "\"}";
+          + "\"note\":\""
+          + note
+          + "\"}";
     }
-    return "{\"note\":\"" + note + "\",\"lines\":[{\"qty\":2,\"sku\":\"A-1\"},{\"qty\":1,\"sku\":"
+    return "{\"note\":\""
+        + note
+        + "\",\"lines\":[{\"qty\":2,\"sku\":\"A-1\"},{\"qty\":1,\"sku\":"
         + "\"B-7\"}],\"customer\":{\"tier\":\"gold\",\"city\":\"Lyon\"},\"currency\":\"EUR\","
-        + "\"amount\":" + amount + "0,\"status\":\"PAID\",\"eventTime\":\"" + eventTime + "\","
-        + "\"id\":\"" + id + "\"}";
+        + "\"amount\":"
+        + amount
+        + "0,\"status\":\"PAID\",\"eventTime\":\""
+        + eventTime
+        + "\","
+        + "\"id\":\""
+        + id
+        + "\"}";
   }
 
   @Override

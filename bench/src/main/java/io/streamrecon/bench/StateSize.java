@@ -33,7 +33,12 @@ import org.joda.time.Instant;
  * @param inlineStateBytes mean bytes of key + the whole event encoded
  * @param payloadBytes mean payload bytes
  */
-record StateSize(long events, double keyBytes, double pointerStateBytes, double inlineStateBytes, double payloadBytes) {
+record StateSize(
+    long events,
+    double keyBytes,
+    double pointerStateBytes,
+    double inlineStateBytes,
+    double payloadBytes) {
 
   static StateSize measure(Path dataDir, int maxEvents) throws IOException {
     EventParser parser = new EventParser(ParseConfig.defaults());
@@ -51,21 +56,38 @@ record StateSize(long events, double keyBytes, double pointerStateBytes, double 
         String dataFile = null;
         try (InputStream raw = Files.newInputStream(f);
             LineReader in = new LineReader(raw, ParseConfig.MAX_EVENT_BYTES_LIMIT)) {
-          for (byte[] line = in.next(); line != null && n < maxEvents * (side.ordinal() + 1L); line = in.next()) {
+          for (byte[] line = in.next();
+              line != null && n < maxEvents * (side.ordinal() + 1L);
+              line = in.next()) {
             if (line.length == 0) {
               continue;
             }
             Event e;
             try {
-              e = parser.parse(new RawInput(side, line, Origin.fileLine(f.toString(), row + 1), Instant.EPOCH));
+              e =
+                  parser.parse(
+                      new RawInput(
+                          side, line, Origin.fileLine(f.toString(), row + 1), Instant.EPOCH));
             } catch (InvalidEventException ex) {
               continue;
             }
             if (dataFile == null) {
-              String date = java.time.Instant.ofEpochMilli(e.eventTime().getMillis()).atZone(ZoneOffset.UTC).toLocalDate().toString();
-              dataFile = "side=" + side + "/event_date=" + date + "/part-" + UUID.nameUUIDFromBytes(f.toString().getBytes(StandardCharsets.UTF_8)) + ".snappy.parquet";
+              String date =
+                  java.time.Instant.ofEpochMilli(e.eventTime().getMillis())
+                      .atZone(ZoneOffset.UTC)
+                      .toLocalDate()
+                      .toString();
+              dataFile =
+                  "side="
+                      + side
+                      + "/event_date="
+                      + date
+                      + "/part-"
+                      + UUID.nameUUIDFromBytes(f.toString().getBytes(StandardCharsets.UTF_8))
+                      + ".snappy.parquet";
             }
-            Pointer p = new Pointer(17 + row / 5000, dataFile, row % 5000, side, e.naturalId(), e.sha256());
+            Pointer p =
+                new Pointer(17 + row / 5000, dataFile, row % 5000, side, e.naturalId(), e.sha256());
             EventRef ref = new EventRef(side, e.naturalId(), e.eventTime(), e.sha256(), p);
             buf.reset();
             ModelBytes.writeString(e.naturalId(), buf);
@@ -85,6 +107,7 @@ record StateSize(long events, double keyBytes, double pointerStateBytes, double 
         }
       }
     }
-    return new StateSize(n, (double) key / n, (double) pointer / n, (double) inline / n, (double) payload / n);
+    return new StateSize(
+        n, (double) key / n, (double) pointer / n, (double) inline / n, (double) payload / n);
   }
 }

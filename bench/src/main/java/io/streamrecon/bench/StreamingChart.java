@@ -25,22 +25,28 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The report's streaming chart, drawn from the {@code sustain.json} of {@code
- * bin/bench sustain} runs: on the left the highest produce rate each engine held for the trial
- * length with bounded lag, in events per second; on the right the verdict latency of MATCH and
- * MISMATCH (p50, p95, p99) at half that rate.
+ * The report's streaming chart, drawn from the {@code sustain.json} of {@code bin/bench sustain}
+ * runs: on the left the highest produce rate each engine held for the trial length with bounded
+ * lag, in events per second; on the right the verdict latency of MATCH and MISMATCH (p50, p95, p99)
+ * at half that rate.
  */
-@Command(name = "streaming-chart",
+@Command(
+    name = "streaming-chart",
     description = "Draws sustained throughput and verdict latency from sustain.json files.")
 public final class StreamingChart implements Callable<Integer> {
-  private static final Map<String, String> LABELS = Map.of(
-      "flink", "Flink",
-      "spark", "Spark",
-      "peer", "SS peer");
+  private static final Map<String, String> LABELS =
+      Map.of(
+          "flink", "Flink",
+          "spark", "Spark",
+          "peer", "SS peer");
 
-  @Option(names = "--sustain", split = ",", required = true,
-      description = "bin/bench sustain directories (their sustain.json) or sustain.json files,"
-          + " one per engine")
+  @Option(
+      names = "--sustain",
+      split = ",",
+      required = true,
+      description =
+          "bin/bench sustain directories (their sustain.json) or sustain.json files,"
+              + " one per engine")
   List<Path> dirs;
 
   @Option(names = "--out", defaultValue = "bench/streaming.png")
@@ -60,8 +66,10 @@ public final class StreamingChart implements Callable<Integer> {
         allHeld &= t.path("judgement").path("held").asBoolean();
       }
       // Every rate tried held: the figure is a floor, not the engine's ceiling.
-      rate.addValue(s.path("highestEventsPerSecond").asDouble(),
-          heldFor(s.path("minutes").asDouble()), allHeld ? label + " (≥)" : label);
+      rate.addValue(
+          s.path("highestEventsPerSecond").asDouble(),
+          heldFor(s.path("minutes").asDouble()),
+          allHeld ? label + " (≥)" : label);
       JsonNode p = s.path("latency").path("percentilesMillis");
       for (String status : List.of("MATCH", "MISMATCH")) {
         JsonNode q = p.path(status);
@@ -76,13 +84,27 @@ public final class StreamingChart implements Callable<Integer> {
       // Trials of different lengths are not the same test; say so instead of hiding it.
       System.out.println("note: the files' trials differ in length: " + rate.getRowKeys());
     }
-    JFreeChart left = ChartFactory.createBarChart("Highest rate held (bounded lag)",
-        "≥: every rate tried held",
-        // The legend names the trial length, which the bars alone do not show.
-        "events per second (both topics)", rate, PlotOrientation.VERTICAL, true, false, false);
-    JFreeChart right = ChartFactory.createBarChart("Verdict latency at half that rate", null,
-        "seconds from the later Kafka append to the Delta Lake commit", latency,
-        PlotOrientation.VERTICAL, true, false, false);
+    JFreeChart left =
+        ChartFactory.createBarChart(
+            "Highest rate held (bounded lag)",
+            "≥: every rate tried held",
+            // The legend names the trial length, which the bars alone do not show.
+            "events per second (both topics)",
+            rate,
+            PlotOrientation.VERTICAL,
+            true,
+            false,
+            false);
+    JFreeChart right =
+        ChartFactory.createBarChart(
+            "Verdict latency at half that rate",
+            null,
+            "seconds from the later Kafka append to the Delta Lake commit",
+            latency,
+            PlotOrientation.VERTICAL,
+            true,
+            false,
+            false);
     for (JFreeChart c : List.of(left, right)) {
       c.setBackgroundPaint(Color.WHITE);
       CategoryPlot plot = c.getCategoryPlot();
@@ -108,7 +130,9 @@ public final class StreamingChart implements Callable<Integer> {
 
   /** The rate series' name: how long each trial produced, as {@code sustain --minutes} set it. */
   static String heldFor(double minutes) {
-    return String.format(Locale.ROOT, "held %s min",
+    return String.format(
+        Locale.ROOT,
+        "held %s min",
         minutes == Math.rint(minutes) ? String.valueOf((long) minutes) : String.valueOf(minutes));
   }
 }

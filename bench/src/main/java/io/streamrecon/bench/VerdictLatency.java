@@ -9,21 +9,20 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Verdict latency of the soak: how long after a verdict was due it became
- * visible in the {@code deltas} table. Pure computation over the producer's primitive arrays,
- * indexed by the id's ordinal ({@link SoakProducer#ordinalOf}), so a million ids cost a few
- * arrays, not a map of boxed values.
+ * Verdict latency of the soak: how long after a verdict was due it became visible in the {@code
+ * deltas} table. Pure computation over the producer's primitive arrays, indexed by the id's ordinal
+ * ({@link SoakProducer#ordinalOf}), so a million ids cost a few arrays, not a map of boxed values.
  *
  * <ul>
- *   <li>{@code MATCH} and {@code MISMATCH}: the commit time of the verdict's row minus the later
- *       of the pair's two Kafka append times (the pair was complete in Kafka from then on).
+ *   <li>{@code MATCH} and {@code MISMATCH}: the commit time of the verdict's row minus the later of
+ *       the pair's two Kafka append times (the pair was complete in Kafka from then on).
  *   <li>{@code MISSING_IN_TARGET} and {@code MISSING_IN_SOURCE}: the commit time minus {@code t0 +
  *       timeout}, {@code t0} the event time the producer gave the id: how long past the moment the
  *       entry was due to expire. Negative would mean a verdict before its due time.
  * </ul>
  *
- * <p>Only the last verdict of a natural id counts: the one in the latest commit version (within
- * one version, the one recorded last). Earlier ones are counted as {@link Summary#replaced}; with
+ * <p>Only the last verdict of a natural id counts: the one in the latest commit version (within one
+ * version, the one recorded last). Earlier ones are counted as {@link Summary#replaced}; with
  * distinct ids and no new versions there are none.
  *
  * <p>Times are epoch milliseconds; {@link #NONE} (0) in an input array means no time is known (the
@@ -38,8 +37,10 @@ final class VerdictLatency {
   private final long[] targetAppendMillis;
   private final long[] eventTimeMillis;
   private final long timeoutMillis;
+
   /** Per ordinal: 0 = no verdict yet, else the last verdict's status ordinal + 1. */
   private final byte[] lastStatus;
+
   private final long[] lastVersion;
   private final long[] lastCommitMillis;
   private long replaced;
@@ -160,19 +161,25 @@ final class VerdictLatency {
                 : "event time + timeout";
         lines.add(
             p.count() == 0
-                ? String.format(
-                    Locale.ROOT, "| %s | %s | 0 | – | – | – | – |", e.getKey(), from)
+                ? String.format(Locale.ROOT, "| %s | %s | 0 | – | – | – | – |", e.getKey(), from)
                 : String.format(
                     Locale.ROOT,
                     "| %s | %s | %,d | %,d | %,d | %,d | %,d |",
-                    e.getKey(), from, p.count(), p.p50(), p.p95(), p.p99(), p.max()));
+                    e.getKey(),
+                    from,
+                    p.count(),
+                    p.p50(),
+                    p.p95(),
+                    p.p99(),
+                    p.max()));
       }
       lines.add(
           String.format(
               Locale.ROOT,
               "(last verdict per natural id only: %,d earlier verdicts replaced; %,d left out for"
                   + " want of an append or event time)",
-              replaced, withoutTime));
+              replaced,
+              withoutTime));
       return lines;
     }
   }

@@ -26,7 +26,17 @@ public class FlinkContenderTest {
   private static Expected expected(Duration timeout) {
     GeneratorConfig d = GeneratorConfig.defaults();
     VerdictCounts none = new VerdictCounts(0, 0, 0, 0, 0, 0);
-    return new Expected(10, 10, 10, 10, 100, 1, 0, 0, none, none,
+    return new Expected(
+        10,
+        10,
+        10,
+        10,
+        100,
+        1,
+        0,
+        0,
+        none,
+        none,
         d.withTiming(d.spacing(), d.disorder(), d.recordsPerFile(), timeout));
   }
 
@@ -36,8 +46,17 @@ public class FlinkContenderTest {
     Path warehouse = Path.of("/work/warehouse");
     Expected e = expected(Duration.ofSeconds(60));
     List<String> cmd =
-        FlinkContender.command("/jdk/bin/java", "8g", "/r/jars/*:/r/run.jar", Path.of("/run/flink-gc.log"),
-            Path.of("/work/log4j2.properties"), null, data, e, warehouse, List.of("--fasterCopy=true"));
+        FlinkContender.command(
+            "/jdk/bin/java",
+            "8g",
+            "/r/jars/*:/r/run.jar",
+            Path.of("/run/flink-gc.log"),
+            Path.of("/work/log4j2.properties"),
+            null,
+            data,
+            e,
+            warehouse,
+            List.of("--fasterCopy=true"));
 
     assertEquals("/jdk/bin/java", cmd.get(0));
     assertEquals("-Xmx8g", cmd.get(1));
@@ -53,7 +72,12 @@ public class FlinkContenderTest {
     // Everything before the main class is a JVM option, everything after it a pipeline option.
     List<String> options = cmd.subList(cp + 3, cmd.size());
     List<String> want = new ArrayList<>(BeamContender.commonArgs(data, e, warehouse));
-    want.addAll(List.of("--runner=FlinkRunner", "--flinkMaster=[local]", "--parallelism=2", "--fasterCopy=true"));
+    want.addAll(
+        List.of(
+            "--runner=FlinkRunner",
+            "--flinkMaster=[local]",
+            "--parallelism=2",
+            "--fasterCopy=true"));
     assertEquals(want, options);
     assertThat(options, hasItem("--source=/data/u1000/source/*.jsonl"));
     assertThat(options, hasItem("--target=/data/u1000/target/*.jsonl"));
@@ -65,9 +89,20 @@ public class FlinkContenderTest {
   @Test
   public void aJfrRecordingIsAJvmOptionOfThePipelineJvm() {
     List<String> cmd =
-        FlinkContender.command("java", "2g", "cp", Path.of("gc.log"), Path.of("log.properties"),
-            Path.of("/p/profile.jfr"), Path.of("/d"), expected(Duration.ofSeconds(5)), Path.of("/w"), List.of());
-    int jfr = cmd.indexOf("-XX:StartFlightRecording=filename=/p/profile.jfr,settings=profile,dumponexit=true");
+        FlinkContender.command(
+            "java",
+            "2g",
+            "cp",
+            Path.of("gc.log"),
+            Path.of("log.properties"),
+            Path.of("/p/profile.jfr"),
+            Path.of("/d"),
+            expected(Duration.ofSeconds(5)),
+            Path.of("/w"),
+            List.of());
+    int jfr =
+        cmd.indexOf(
+            "-XX:StartFlightRecording=filename=/p/profile.jfr,settings=profile,dumponexit=true");
     assertTrue(jfr > 0 && jfr < cmd.indexOf("-cp"));
   }
 
@@ -75,7 +110,8 @@ public class FlinkContenderTest {
   public void theClasspathIsTheDistributionsJarsThenTheRunJar() {
     Path root = Path.of("/repo");
     assertEquals(
-        "/repo/runners/dist/flink/target/jars/*" + File.pathSeparator
+        "/repo/runners/dist/flink/target/jars/*"
+            + File.pathSeparator
             + "/repo/runners/flink/target/streamrecon-runner-flink-0.2.0-SNAPSHOT-flink-run.jar",
         FlinkContender.classpath(root));
   }
@@ -86,7 +122,9 @@ public class FlinkContenderTest {
     String message = FlinkContender.missing(root);
     assertThat(message, containsString(root.resolve(FlinkContender.DIST_JARS).toString()));
     assertThat(message, containsString(root.resolve(FlinkContender.RUN_JAR).toString()));
-    assertThat(message, containsString("mvn -B package -DskipTests -pl runners/flink,runners/dist/flink -am"));
+    assertThat(
+        message,
+        containsString("mvn -B package -DskipTests -pl runners/flink,runners/dist/flink -am"));
 
     Files.createDirectories(root.resolve(FlinkContender.DIST_JARS));
     Files.createFile(root.resolve(FlinkContender.DIST_JARS).resolve("flink-runtime-1.19.0.jar"));

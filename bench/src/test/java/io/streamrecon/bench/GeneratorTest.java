@@ -65,12 +65,15 @@ public class GeneratorTest {
       List<Path> files = Generator.files(a.resolve(side));
       for (Path f : files) {
         assertArrayEquals(
-            f.toString(), Files.readAllBytes(f), Files.readAllBytes(b.resolve(side).resolve(f.getFileName())));
+            f.toString(),
+            Files.readAllBytes(f),
+            Files.readAllBytes(b.resolve(side).resolve(f.getFileName())));
       }
     }
     assertFalse(
         java.util.Arrays.equals(
-            Files.readAllBytes(fa.get(0)), Files.readAllBytes(c.resolve("source").resolve(fa.get(0).getFileName()))));
+            Files.readAllBytes(fa.get(0)),
+            Files.readAllBytes(c.resolve("source").resolve(fa.get(0).getFileName()))));
   }
 
   @Test
@@ -84,7 +87,8 @@ public class GeneratorTest {
     assertEquals(e.sourceEvents(), sources.values().stream().mapToLong(List::size).sum());
     assertEquals(e.targetEvents(), targets.values().stream().mapToLong(List::size).sum());
 
-    // Recompute final verdicts independently: per id, latest version of each side, compared by value.
+    // Recompute final verdicts independently: per id, latest version of each side, compared by
+    // value.
     long match = 0, mismatch = 0, mit = 0, mis = 0, dups = 0, lateIds = 0;
     java.util.Set<String> ids = new java.util.TreeSet<>(sources.keySet());
     ids.addAll(targets.keySet());
@@ -202,7 +206,8 @@ public class GeneratorTest {
         new MockProducer<>(true, new StringSerializer(), new StringSerializer());
     long sent = Generator.produce(dir, producer, "src", "tgt");
     assertEquals(e.events(), sent);
-    assertEquals(e.sourceEvents(), producer.history().stream().filter(r -> r.topic().equals("src")).count());
+    assertEquals(
+        e.sourceEvents(), producer.history().stream().filter(r -> r.topic().equals("src")).count());
     String first = producer.history().get(0).value();
     assertEquals(MAPPER.readTree(first).get("id").asText(), producer.history().get(0).key());
   }
@@ -228,6 +233,8 @@ public class GeneratorTest {
   }
 
   private static long duplicates(List<JsonNode> events) {
-    return events == null ? 0 : events.size() - events.stream().map(JsonNode::toString).distinct().count();
+    return events == null
+        ? 0
+        : events.size() - events.stream().map(JsonNode::toString).distinct().count();
   }
 }

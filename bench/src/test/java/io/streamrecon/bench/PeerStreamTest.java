@@ -51,7 +51,8 @@ public class PeerStreamTest {
     assertEquals(0, s.triggerMillis()); // Spark's default trigger
     assertTrue(p.emitMatches);
     assertEquals(Path.of("/tmp/w"), p.warehouse);
-    assertFalse(parse("--source=kafka://h:1/a", "--target=kafka://h:1/b", "--warehouse=w").emitMatches);
+    assertFalse(
+        parse("--source=kafka://h:1/a", "--target=kafka://h:1/b", "--warehouse=w").emitMatches);
   }
 
   @Test
@@ -59,7 +60,8 @@ public class PeerStreamTest {
     StringWriter err = new StringWriter();
     CommandLine cl = new CommandLine(new PeerStream()).setErr(new PrintWriter(err));
     int code =
-        cl.execute("--source=kafka://h:1/a", "--target=kafka://h:1/b", "--warehouse=w", "--runner=X");
+        cl.execute(
+            "--source=kafka://h:1/a", "--target=kafka://h:1/b", "--warehouse=w", "--runner=X");
     assertEquals(2, code);
     assertThat(err.toString(), containsString("Unknown option: '--runner=X'"));
 
@@ -108,11 +110,19 @@ public class PeerStreamTest {
 
   @Test
   public void onlyAQueryPastItsStartThatFoundNothingIsWaitingForData() {
-    assertFalse(PeerStream.waitingForData(new StreamingQueryStatus("Initializing sources", false, false)));
-    assertTrue(PeerStream.waitingForData(new StreamingQueryStatus("Waiting for data to arrive", false, false)));
-    assertTrue(PeerStream.waitingForData(new StreamingQueryStatus("Waiting for next trigger", false, false)));
-    assertFalse(PeerStream.waitingForData(new StreamingQueryStatus("Waiting for next trigger", true, false)));
-    assertFalse(PeerStream.waitingForData(new StreamingQueryStatus("Processing new data", false, true)));
+    assertFalse(
+        PeerStream.waitingForData(new StreamingQueryStatus("Initializing sources", false, false)));
+    assertTrue(
+        PeerStream.waitingForData(
+            new StreamingQueryStatus("Waiting for data to arrive", false, false)));
+    assertTrue(
+        PeerStream.waitingForData(
+            new StreamingQueryStatus("Waiting for next trigger", false, false)));
+    assertFalse(
+        PeerStream.waitingForData(
+            new StreamingQueryStatus("Waiting for next trigger", true, false)));
+    assertFalse(
+        PeerStream.waitingForData(new StreamingQueryStatus("Processing new data", false, true)));
   }
 
   @Test
@@ -126,14 +136,16 @@ public class PeerStreamTest {
   }
 
   private static SourceProgress source(String start, String end, long rows) {
-    return new SourceProgress("KafkaV2[Subscribe[soak-src]]", start, end, end, rows, 0, 0,
-        java.util.Map.of());
+    return new SourceProgress(
+        "KafkaV2[Subscribe[soak-src]]", start, end, end, rows, 0, 0, java.util.Map.of());
   }
 
   @Test
   public void aHeartbeatIsAMarkerWithItsEventTime() throws Exception {
     PeerRows.InEvent e =
-        PeerSteps.parse(new EventParser(ParseConfig.defaults()), PeerStream.HEARTBEAT,
+        PeerSteps.parse(
+            new EventParser(ParseConfig.defaults()),
+            PeerStream.HEARTBEAT,
             PeerStream.heartbeatLine(T));
     assertTrue(PeerSteps.isMarker(e.getSide()));
     assertEquals(T, e.getEventTime().getTime());

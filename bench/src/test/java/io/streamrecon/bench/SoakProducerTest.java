@@ -21,19 +21,23 @@ public class SoakProducerTest {
 
   @Test
   public void aLaggingTargetEventIsDueTheLagAfterItsSource() {
-    assertEquals(7 * SECOND,
-        SoakProducer.dueNanos(2 * SECOND, 0, Duration.ofSeconds(5), Duration.ZERO));
+    assertEquals(
+        7 * SECOND, SoakProducer.dueNanos(2 * SECOND, 0, Duration.ofSeconds(5), Duration.ZERO));
   }
 
   @Test
   public void aBurstyTargetEventWaitsForTheNextBurst() {
     Duration every = Duration.ofSeconds(10);
     long start = 100 * SECOND;
-    assertEquals(start + 10 * SECOND,
-        SoakProducer.dueNanos(start + SECOND, start, Duration.ZERO, every));
-    assertEquals("on a burst's moment it goes with that burst", start + 20 * SECOND,
+    assertEquals(
+        start + 10 * SECOND, SoakProducer.dueNanos(start + SECOND, start, Duration.ZERO, every));
+    assertEquals(
+        "on a burst's moment it goes with that burst",
+        start + 20 * SECOND,
         SoakProducer.dueNanos(start + 20 * SECOND, start, Duration.ZERO, every));
-    assertEquals("the lag first, then the next burst", start + 30 * SECOND,
+    assertEquals(
+        "the lag first, then the next burst",
+        start + 30 * SECOND,
         SoakProducer.dueNanos(start + 3 * SECOND, start, Duration.ofSeconds(18), every));
   }
 
@@ -44,8 +48,8 @@ public class SoakProducerTest {
   @Test
   public void theTargetLagsAndThePrefillMatches() throws Exception {
     Duration lag = Duration.ofSeconds(2);
-    SoakProducer.Plan plan = new SoakProducer.Plan(
-        40, Duration.ofSeconds(1), 0, 0, 16, 7, lag, Duration.ZERO, 10);
+    SoakProducer.Plan plan =
+        new SoakProducer.Plan(40, Duration.ofSeconds(1), 0, 0, 16, 7, lag, Duration.ZERO, 10);
     try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
       kafka.createTopics("s", "t");
       try (SoakProducer producer = new SoakProducer(kafka.bootstrapServers(), "s", "t", plan)) {
@@ -53,8 +57,12 @@ public class SoakProducerTest {
         producer.awaitSent();
         assertEquals(50, producer.idsProduced());
         SoakProducer.Counts counts = producer.counts();
-        assertEquals(50, counts.match() + counts.mismatch() + counts.missingInTarget()
-            + counts.missingInSource());
+        assertEquals(
+            50,
+            counts.match()
+                + counts.mismatch()
+                + counts.missingInTarget()
+                + counts.missingInSource());
         assertTrue(counts.match() >= 10);
       }
       Map<String, Long> source = appendTimes(kafka, "s");
@@ -67,7 +75,8 @@ public class SoakProducerTest {
         if (sent != null) {
           paired++;
           // Record times are milliseconds of the wall clock, the lag is measured in nanoseconds.
-          assertTrue(e.getKey() + " appended " + (e.getValue() - sent) + " ms after its source",
+          assertTrue(
+              e.getKey() + " appended " + (e.getValue() - sent) + " ms after its source",
               e.getValue() - sent >= lag.toMillis() - 1);
         }
       }
@@ -78,11 +87,17 @@ public class SoakProducerTest {
   /** The record time of each key in a one-partition topic. */
   private static Map<String, Long> appendTimes(EmbeddedKafka kafka, String topic) {
     Map<String, Long> times = new HashMap<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-        ConsumerConfig.GROUP_ID_CONFIG, "t-" + UUID.randomUUID(),
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"),
-        new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                kafka.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "t-" + UUID.randomUUID(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest"),
+            new StringDeserializer(),
+            new StringDeserializer())) {
       TopicPartition tp = new TopicPartition(topic, 0);
       consumer.assign(List.of(tp));
       consumer.seekToBeginning(List.of(tp));

@@ -37,8 +37,8 @@ public final class LocalFiles {
    * The whole content of {@code file}, given as {@code option}, read with at most {@code maxBytes}
    * held: the size the file system reports is not trusted (a device or pipe has none).
    *
-   * @throws IllegalArgumentException one line naming the option and the file: larger than the
-   *     limit (which it names), missing, a folder, or unreadable
+   * @throws IllegalArgumentException one line naming the option and the file: larger than the limit
+   *     (which it names), missing, a folder, or unreadable
    */
   public static byte[] readAtMost(String option, String file, int maxBytes) {
     Path path;
@@ -126,8 +126,7 @@ public final class LocalFiles {
               LinkOption.NOFOLLOW_LINKS)) {
         out.write(content);
       }
-      Files.move(
-          temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } finally {
       Files.deleteIfExists(temp);
     }

@@ -22,9 +22,9 @@ import java.util.List;
  *
  * <p>It vouches only for what it fully understood: for anything else it returns null and the caller
  * takes the tree path, which accepts the input or words its error exactly as before. That covers
- * every parse error and limit, duplicate keys (found when an object's members are sorted),
- * trailing data, a root that is not an object and a captured member that holds an object or an
- * array. Not thread-safe: one per thread.
+ * every parse error and limit, duplicate keys (found when an object's members are sorted), trailing
+ * data, a root that is not an object and a captured member that holds an object or an array. Not
+ * thread-safe: one per thread.
  */
 final class CanonicalStream {
   private static final VarHandle LONGS =

@@ -131,8 +131,8 @@ public final class EventParser implements Serializable {
   /**
    * The fast path for valid events without comparison rules and with top-level id, time and ignored
    * fields: the canonical hash from the token stream, no tree. Null for anything it does not vouch
-   * for, which {@link #parseTree} then accepts or rejects in its own words; so both paths give
-   * the same event for every input (a test compares them on random documents).
+   * for, which {@link #parseTree} then accepts or rejects in its own words; so both paths give the
+   * same event for every input (a test compares them on random documents).
    */
   private Event parseStreaming(RawInput input, Scratch scratch) {
     byte[] bytes = input.bytes();
@@ -166,8 +166,8 @@ public final class EventParser implements Serializable {
   /**
    * The natural id an input would have, read the way {@link #parse} reads it, or {@code null} when
    * the input is not a JSON object or its key fields do not make an id. For inputs that failed
-   * later (event time, size): it tells which id a dead letter belongs to, without its time, hash
-   * or size limit.
+   * later (event time, size): it tells which id a dead letter belongs to, without its time, hash or
+   * size limit.
    */
   public String naturalIdOf(byte[] input) {
     compilePointers();

@@ -9,9 +9,9 @@ import java.io.Serializable;
 import org.joda.time.Instant;
 
 /**
- * Reads the event time at a JSON Pointer from a payload with a streaming parser, without building
- * a tree: the Kafka timestamp policy calls it once per record before the real parse. Accepts what
- * the parser accepts ({@link EventTimes}), so a record's watermark time is the time its event gets.
+ * Reads the event time at a JSON Pointer from a payload with a streaming parser, without building a
+ * tree: the Kafka timestamp policy calls it once per record before the real parse. Accepts what the
+ * parser accepts ({@link EventTimes}), so a record's watermark time is the time its event gets.
  */
 public final class EventTimeExtractor implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -20,7 +20,9 @@ public final class EventTimeExtractor implements Serializable {
   private final String pointer;
   private transient JsonPointer compiled;
 
-  /** @param pointer a JSON Pointer such as {@code /eventTime} */
+  /**
+   * @param pointer a JSON Pointer such as {@code /eventTime}
+   */
   public EventTimeExtractor(String pointer) {
     this.pointer = pointer;
     this.compiled = JsonPointer.compile(pointer);

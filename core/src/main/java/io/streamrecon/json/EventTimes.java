@@ -99,6 +99,7 @@ public final class EventTimes {
     long fast = fastIsoMillis(text);
     return fast != NOT_FAST ? fast : formatterMillis(text);
   }
+
   /** The general path: the formatter, for every shape {@link #fastIsoMillis} leaves to it. */
   static long formatterMillis(String text) {
     return OffsetDateTime.parse(text, ISO_WITH_OFFSET).toInstant().toEpochMilli();

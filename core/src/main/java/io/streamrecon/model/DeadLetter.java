@@ -5,8 +5,8 @@ import java.util.Objects;
 import org.joda.time.Instant;
 
 /**
- * An input that failed: the raw bytes as received, a readable error, the stage that failed
- * (for example {@code ParseEvents}), where it came from and when it failed.
+ * An input that failed: the raw bytes as received, a readable error, the stage that failed (for
+ * example {@code ParseEvents}), where it came from and when it failed.
  */
 public record DeadLetter(
     Side side, byte[] raw, String error, String stage, Origin origin, Instant failedAt) {

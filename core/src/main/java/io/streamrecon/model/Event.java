@@ -37,6 +37,14 @@ public record Event(
 
   @Override
   public String toString() {
-    return "Event[" + side + " " + naturalId + " " + eventTime + " " + sha256.substring(0, 12) + "]";
+    return "Event["
+        + side
+        + " "
+        + naturalId
+        + " "
+        + eventTime
+        + " "
+        + sha256.substring(0, 12)
+        + "]";
   }
 }

@@ -147,8 +147,8 @@ public final class ModelBytes {
   }
 
   /**
-   * Writes a data file path relative to its table: 16 bytes of UUID plus side and date when it
-   * has the shape {@code DeltaLakeIO} gives raw_events files, else as a string.
+   * Writes a data file path relative to its table: 16 bytes of UUID plus side and date when it has
+   * the shape {@code DeltaLakeIO} gives raw_events files, else as a string.
    */
   public static void writeDataFile(String path, OutputStream out) throws IOException {
     CompactDataFile compact = CompactDataFile.parse(path);

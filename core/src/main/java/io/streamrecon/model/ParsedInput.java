@@ -5,9 +5,9 @@ package io.streamrecon.model;
  * DeadLetter}; exactly one of the two is set.
  *
  * <p>It lets a bounded run carry both in one collection into the raw_events writer, which stores
- * the events and passes the dead letters on: the classic SparkRunner persists the whole output of
- * a ParDo with two consumed outputs, and with the events' payloads in it that persist cost more
- * than the parsing (bench/REPORT.md, "Parsed events straight into the writer").
+ * the events and passes the dead letters on: the classic SparkRunner persists the whole output of a
+ * ParDo with two consumed outputs, and with the events' payloads in it that persist cost more than
+ * the parsing (bench/REPORT.md, "Parsed events straight into the writer").
  */
 public record ParsedInput(Event event, DeadLetter deadLetter) {
   public ParsedInput {

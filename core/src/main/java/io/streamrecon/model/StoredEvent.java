@@ -4,9 +4,9 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * An event read back from {@code raw_events}: its metadata and {@link Pointer} as stored (the
- * hash the storing run computed), the payload as received, where it came from and the run that
- * stored it.
+ * An event read back from {@code raw_events}: its metadata and {@link Pointer} as stored (the hash
+ * the storing run computed), the payload as received, where it came from and the run that stored
+ * it.
  */
 public record StoredEvent(EventRef ref, byte[] payload, Origin origin, String runId) {
   public StoredEvent {

@@ -44,7 +44,9 @@ public record Verdict(
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       for (String part :
-          new String[] {naturalId, status.name(), nullToEmpty(sourceHash), nullToEmpty(targetHash)}) {
+          new String[] {
+            naturalId, status.name(), nullToEmpty(sourceHash), nullToEmpty(targetHash)
+          }) {
         byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
         digest.update(
             new byte[] {

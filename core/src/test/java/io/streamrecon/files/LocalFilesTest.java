@@ -28,9 +28,9 @@ public class LocalFilesTest {
     assertEquals(100_000, LocalFiles.readAtMost("--x", f.getPath(), 100_000).length);
     IllegalArgumentException e =
         assertThrows(
-            IllegalArgumentException.class, () -> LocalFiles.readAtMost("--x", f.getPath(), 99_999));
-    assertEquals(
-        "--x=" + f + ": the file is larger than the limit of 99999 bytes", e.getMessage());
+            IllegalArgumentException.class,
+            () -> LocalFiles.readAtMost("--x", f.getPath(), 99_999));
+    assertEquals("--x=" + f + ": the file is larger than the limit of 99999 bytes", e.getMessage());
   }
 
   @Test
@@ -40,8 +40,7 @@ public class LocalFilesTest {
         assertThrows(
             IllegalArgumentException.class,
             () -> LocalFiles.readAtMost("--rules", "/dev/zero", LocalFiles.SETTINGS_FILE_LIMIT));
-    assertEquals(
-        "--rules=/dev/zero: the file is larger than the limit of 1 MiB", e.getMessage());
+    assertEquals("--rules=/dev/zero: the file is larger than the limit of 1 MiB", e.getMessage());
   }
 
   @Test
@@ -55,8 +54,7 @@ public class LocalFilesTest {
     String folder = tmp.newFolder("d").getPath();
     assertEquals(
         "--x=" + folder + " is a folder, not a file",
-        assertThrows(
-                IllegalArgumentException.class, () -> LocalFiles.readAtMost("--x", folder, 10))
+        assertThrows(IllegalArgumentException.class, () -> LocalFiles.readAtMost("--x", folder, 10))
             .getMessage());
   }
 

@@ -299,10 +299,7 @@ public class EventParserTest {
     String fits = "{\"id\":1," + T + ",\"p\":\"" + "x".repeat(64 - 50) + "\"}";
     assertEquals(64, fits.length());
     assertEquals("1", parse(small, fits).naturalId());
-    rejects(
-        small,
-        fits.replace("\"p\":\"", "\"p\":\"x"),
-        "event is over maxEventBytes (64 bytes)");
+    rejects(small, fits.replace("\"p\":\"", "\"p\":\"x"), "event is over maxEventBytes (64 bytes)");
     rejects(
         small,
         fits.replace("\"p\":\"", "\"p\":\"xx"),

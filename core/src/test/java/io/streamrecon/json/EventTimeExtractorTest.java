@@ -51,7 +51,8 @@ public class EventTimeExtractorTest {
         extract("/t", "{\"t\":\"2024-01-01T12:00:00+0200\"}"));
     assertEquals(
         Instant.parse("2024-01-01T10:00:00Z"), extract("/t", "{\"t\":\"2024-01-01T12:00:00+02\"}"));
-    assertEquals(Instant.ofEpochMilli(1_700_000_000_123L), extract("/t", "{\"t\":1700000000123.0}"));
+    assertEquals(
+        Instant.ofEpochMilli(1_700_000_000_123L), extract("/t", "{\"t\":1700000000123.0}"));
     // Outside years 0001..9999 the parser refuses the event, so it gives no time either.
     assertNull(extract("/t", "{\"t\":\"0000-12-31T23:59:59Z\"}"));
     assertNull(extract("/t", "{\"t\":" + (EventTimes.MAX_MILLIS + 1) + "}"));

@@ -13,10 +13,11 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * The thresholds of {@code --failOn} (docs/operations.md#gating-a-pipeline): a comma-separated
- * list of rules {@code METRIC>VALUE} or {@code METRIC>=VALUE}, where VALUE is a whole count or a
+ * The thresholds of {@code --failOn} (docs/operations.md#gating-a-pipeline): a comma-separated list
+ * of rules {@code METRIC>VALUE} or {@code METRIC>=VALUE}, where VALUE is a whole count or a
  * percentage ({@code 0.1%}) of the whole the metric is part of ({@link Metric#whole}). A run whose
- * summary ({@link Counts}) breaches any rule ends with its own exit code, so a CI step can stop on it.
+ * summary ({@link Counts}) breaches any rule ends with its own exit code, so a CI step can stop on
+ * it.
  */
 public record FailOnRules(List<Rule> rules) {
   /** The option these rules come from, named in every error. */

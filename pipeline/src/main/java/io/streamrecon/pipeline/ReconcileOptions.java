@@ -1,9 +1,8 @@
 package io.streamrecon.pipeline;
 
 import io.streamrecon.json.ParseConfig;
-import io.streamrecon.transforms.pairing.PairEvents;
-import io.streamrecon.pipeline.run.Warehouse;
 import io.streamrecon.transforms.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -172,8 +171,7 @@ public interface ReconcileOptions extends StreamingOptions {
 
   void setKafkaPropertiesFile(String value);
 
-  @Description(
-      "Kafka watermark: the largest event time seen per partition minus this bound")
+  @Description("Kafka watermark: the largest event time seen per partition minus this bound")
   @Default.String("30s")
   String getKafkaMaxOutOfOrderness();
 

@@ -9,12 +9,12 @@ import io.streamrecon.pipeline.io.InputSpec;
 import io.streamrecon.pipeline.io.ReadJsonLines;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.transforms.Diff;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.transforms.ParseEvents;
 import io.streamrecon.transforms.RecordVerdicts;
 import io.streamrecon.transforms.WatermarkSource;
-import io.streamrecon.transforms.pairing.PairEvents;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.transforms.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.pairing.PairEvents;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.transforms.Flatten;
@@ -27,8 +27,8 @@ import org.apache.beam.sdk.values.PCollectionTuple;
 
 /**
  * Builds the reconciliation graph (docs/design.md#data-flow); {@link
- * io.streamrecon.pipeline.run.ReconcileRun} runs it. The step names below are
- * part of the contract: a restored streaming job finds its state by them.
+ * io.streamrecon.pipeline.run.ReconcileRun} runs it. The step names below are part of the contract:
+ * a restored streaming job finds its state by them.
  *
  * <pre>
  * ReadSource, ReadTarget ─► MergeSides ─► ParseEvents ─► WriteRawEvents ─┬► PairEvents
@@ -96,9 +96,7 @@ public final class ReconcilePipeline {
       stored =
           parsed
               .get(ParseEvents.EVENTS)
-              .apply(
-                  "WriteRawEvents",
-                  writerSettings(DeltaLakeIO.writeRawEvents(), s, writer));
+              .apply("WriteRawEvents", writerSettings(DeltaLakeIO.writeRawEvents(), s, writer));
     }
 
     writeDeadLetters(deadLetters, s, writer);
@@ -115,8 +113,8 @@ public final class ReconcilePipeline {
 
   /**
    * Counts the dead letters per side ({@code CountDeadLetters}) and writes them to {@code
-   * dead_letters} ({@code WriteDeadLetters}), at the top level of their pipeline: shared by
-   * {@code run} and {@code replay}.
+   * dead_letters} ({@code WriteDeadLetters}), at the top level of their pipeline: shared by {@code
+   * run} and {@code replay}.
    */
   public static void writeDeadLetters(
       PCollection<DeadLetter> deadLetters, ReconcileSettings s, WriterIdentity writer) {
@@ -141,8 +139,8 @@ public final class ReconcilePipeline {
    * RecordVerdicts}, {@code WriteDeltas}, {@code WriteLateEvents}). The steps are applied at the
    * top level of {@code stored}'s pipeline under the names a live run's restored jobs expect.
    *
-   * @param stored events already in {@code raw_events}, each timestamped with its event time;
-   *     their pointers name the stored rows
+   * @param stored events already in {@code raw_events}, each timestamped with its event time; their
+   *     pointers name the stored rows
    */
   public static void judge(
       PCollection<EventRef> stored, ReconcileSettings s, WriterIdentity writer) {
@@ -193,15 +191,11 @@ public final class ReconcilePipeline {
         .and(recorded)
         .apply("MergeDeltaRecords", Flatten.pCollections())
         .setCoder(ModelCoders.DeltaRecordCoder.of())
-        .apply(
-            "WriteDeltas",
-            writerSettings(DeltaLakeIO.writeDeltas(), s, writer));
+        .apply("WriteDeltas", writerSettings(DeltaLakeIO.writeDeltas(), s, writer));
 
     paired
         .get(PairEvents.LATE)
-        .apply(
-            "WriteLateEvents",
-            writerSettings(DeltaLakeIO.writeLateEvents(), s, writer));
+        .apply("WriteLateEvents", writerSettings(DeltaLakeIO.writeLateEvents(), s, writer));
   }
 
   /**
@@ -236,9 +230,9 @@ public final class ReconcilePipeline {
   /**
    * How the Delta Lake writers of one process name their transactions.
    *
-   * @param writerId the SetTransaction app id stem: the job's run id when the runner restores
-   *     state (so replayed commits are recognised), else unique per process (a process that starts
-   *     from empty state must not have its commits mistaken for replays of an earlier one's)
+   * @param writerId the SetTransaction app id stem: the job's run id when the runner restores state
+   *     (so replayed commits are recognised), else unique per process (a process that starts from
+   *     empty state must not have its commits mistaken for replays of an earlier one's)
    * @param stableInput true where the runner supports {@code @RequiresStableInput} (Flink)
    */
   public record WriterIdentity(String writerId, boolean stableInput) {

@@ -9,9 +9,8 @@ import io.streamrecon.pipeline.io.KafkaProperties;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.RunnerProfile;
 import io.streamrecon.pipeline.runner.RunnerSupport;
-import io.streamrecon.transforms.pairing.PairEvents;
-import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.transforms.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -81,8 +80,8 @@ public record ReconcileSettings(
   }
 
   /**
-   * The default of {@code --timeout}, and of the maintenance commands' {@code --timeout} that
-   * names the running job's: {@link PairEvents#DEFAULT_TIMEOUT} as the option writes it.
+   * The default of {@code --timeout}, and of the maintenance commands' {@code --timeout} that names
+   * the running job's: {@link PairEvents#DEFAULT_TIMEOUT} as the option writes it.
    */
   public static final String DEFAULT_TIMEOUT = "10m";
 

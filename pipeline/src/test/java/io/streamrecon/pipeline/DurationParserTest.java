@@ -33,7 +33,8 @@ public class DurationParserTest {
   public void rejectsGarbageNamingTheOption() {
     for (String bad : new String[] {"", "ten minutes", "10", "-5m", "10x", "P1M", "PT-1M", "P"}) {
       IllegalArgumentException e =
-          assertThrows(bad, IllegalArgumentException.class, () -> DurationParser.parse("timeout", bad));
+          assertThrows(
+              bad, IllegalArgumentException.class, () -> DurationParser.parse("timeout", bad));
       assertThat(e.getMessage(), containsString("--timeout="));
       assertThat(e.getMessage(), containsString("10m"));
     }

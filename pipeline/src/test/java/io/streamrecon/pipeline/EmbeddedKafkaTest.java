@@ -23,11 +23,16 @@ public class EmbeddedKafkaTest {
       kafka.produceLines("t", List.of("a", "b", "c"));
       Map<String, Object> config =
           Map.of(
-              ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-              ConsumerConfig.GROUP_ID_CONFIG, "check",
-              ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-              ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
-              ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+              ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+              kafka.bootstrapServers(),
+              ConsumerConfig.GROUP_ID_CONFIG,
+              "check",
+              ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+              "earliest",
+              ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+              ByteArrayDeserializer.class,
+              ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+              ByteArrayDeserializer.class);
       List<String> seen = new ArrayList<>();
       try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
         consumer.subscribe(List.of("t"));

@@ -8,8 +8,7 @@ import org.apache.beam.sdk.options.PipelineOptions;
 /**
  * A runner whose registered support ({@link FakeSparkSupport}) makes the Spark runner's choices, so
  * that the Spark-specific settings and graph can be checked without Spark on the test class path.
- * It builds
- * graphs ({@code Pipeline.create} needs {@link #fromOptions}) and never runs one.
+ * It builds graphs ({@code Pipeline.create} needs {@link #fromOptions}) and never runs one.
  */
 public final class FakeSparkRunner extends PipelineRunner<PipelineResult> {
   /** Called by Beam when a pipeline is created with this runner. */

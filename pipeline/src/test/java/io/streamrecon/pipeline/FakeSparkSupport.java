@@ -1,10 +1,10 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.JobIdentity;
 import io.streamrecon.pipeline.runner.RunnerProfile;
 import io.streamrecon.pipeline.runner.RunnerSupport;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import org.apache.beam.sdk.options.PipelineOptions;
 
 /**

@@ -28,8 +28,8 @@ import org.junit.rules.TemporaryFolder;
 /**
  * Both sides from a real KRaft broker, on the DirectRunner in streaming mode: malformed records
  * become dead letters, every id ends with the verdict the generator meant, and events produced
- * after the watermark passed them land in late_events. The run is stopped by cancel once the
- * tables hold the expected rows; waiting uses the pipeline's own waitUntilFinish, not sleeps.
+ * after the watermark passed them land in late_events. The run is stopped by cancel once the tables
+ * hold the expected rows; waiting uses the pipeline's own waitUntilFinish, not sleeps.
  */
 public class KafkaStreamingTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();

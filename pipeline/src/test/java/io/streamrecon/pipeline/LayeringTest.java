@@ -17,10 +17,10 @@ import org.junit.runners.JUnit4;
 
 /**
  * The layers of the pipeline module (docs/architecture.md): the graph, its sources and the command
- * line run on any Beam runner, so nothing here names a runner's classes; the runner modules plug
- * in through {@code RunnerSupport} and {@code WatermarkSource} instead, and only {@link
- * RunnerProfile} asks which runner the options name. The package cycles of today are listed and
- * fail once one is gone, so the list only shrinks.
+ * line run on any Beam runner, so nothing here names a runner's classes; the runner modules plug in
+ * through {@code RunnerSupport} and {@code WatermarkSource} instead, and only {@link RunnerProfile}
+ * asks which runner the options name. The package cycles of today are listed and fail once one is
+ * gone, so the list only shrinks.
  */
 @RunWith(JUnit4.class)
 public class LayeringTest {

@@ -103,11 +103,11 @@ public class ReconcilePipelineTest {
   }
 
   /**
-   * The classic SparkRunner persists the whole output of a step with more than one consumed
-   * output: in batch to {@code --storageLevel}, in streaming serialized in memory for each
-   * micro-batch, decoded again for each output. In a bounded run or on Spark streaming no such step
-   * may carry payloads: with ParseEvents' events in one, every payload was coded, persisted and
-   * read back before it reached the writer.
+   * The classic SparkRunner persists the whole output of a step with more than one consumed output:
+   * in batch to {@code --storageLevel}, in streaming serialized in memory for each micro-batch,
+   * decoded again for each output. In a bounded run or on Spark streaming no such step may carry
+   * payloads: with ParseEvents' events in one, every payload was coded, persisted and read back
+   * before it reached the writer.
    */
   @Test
   public void inABoundedRunNoStepWithSeveralOutputsCarriesPayloads() throws Exception {
@@ -152,7 +152,8 @@ public class ReconcilePipelineTest {
   @Test
   public void reportsMissingAlwaysAndMatchesOnlyWhenAskedOrSuperseding() {
     Verdict missing = Verdict.of("a", Status.MISSING_IN_TARGET, ref(Side.SOURCE, "a"), null, null);
-    Verdict match = Verdict.of("b", Status.MATCH, ref(Side.SOURCE, "b"), ref(Side.TARGET, "b"), null);
+    Verdict match =
+        Verdict.of("b", Status.MATCH, ref(Side.SOURCE, "b"), ref(Side.TARGET, "b"), null);
     Verdict resolved =
         Verdict.of("c", Status.MATCH, ref(Side.SOURCE, "c"), ref(Side.TARGET, "c"), "f".repeat(64));
     PCollection<Verdict> verdicts =

@@ -1,8 +1,5 @@
 package io.streamrecon.pipeline;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
-import io.streamrecon.model.Side;
-import io.streamrecon.transforms.pairing.PairEvents;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.startsWith;
@@ -12,6 +9,9 @@ import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.model.Side;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
+import io.streamrecon.transforms.pairing.PairEvents;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,8 +28,7 @@ public class ReconcileSettingsTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
   private static ReconcileSettings settings(String... args) {
-    return ReconcileSettings.from(
-        PipelineOptionsFactory.fromArgs(args).as(ReconcileOptions.class));
+    return ReconcileSettings.from(PipelineOptionsFactory.fromArgs(args).as(ReconcileOptions.class));
   }
 
   @Test
@@ -61,16 +60,19 @@ public class ReconcileSettingsTest {
 
   @Test
   public void autoCompactTakesItsThresholdOnlyWhenOn() {
-    assertEquals(
-        50, settings("--source=a", "--target=b", "--autoCompact").autoCompactFiles());
+    assertEquals(50, settings("--source=a", "--target=b", "--autoCompact").autoCompactFiles());
     assertEquals(
         7,
         settings("--source=a", "--target=b", "--autoCompact=true", "--autoCompactFiles=7")
             .autoCompactFiles());
     assertEquals(
         0, settings("--source=a", "--target=b", "--autoCompactFiles=7").autoCompactFiles());
-    assertError("--autoCompactFiles=1 is out of range: 2 to 10000 small files per partition",
-        "--source=a", "--target=b", "--autoCompact", "--autoCompactFiles=1");
+    assertError(
+        "--autoCompactFiles=1 is out of range: 2 to 10000 small files per partition",
+        "--source=a",
+        "--target=b",
+        "--autoCompact",
+        "--autoCompactFiles=1");
   }
 
   @Test
@@ -190,20 +192,37 @@ public class ReconcileSettingsTest {
   @Test
   public void errorsNameTheOptionAndTheRange() {
     assertError("--source is required", "--target=b");
-    assertError("--target=kafka://nohost/t is not a Kafka address", "--source=a",
+    assertError(
+        "--target=kafka://nohost/t is not a Kafka address",
+        "--source=a",
         "--target=kafka://nohost/t");
-    assertError("--keyField: 'id' is not a JSON Pointer", "--source=a", "--target=b",
-        "--keyField=id");
+    assertError(
+        "--keyField: 'id' is not a JSON Pointer", "--source=a", "--target=b", "--keyField=id");
     assertError("--timeField: 'ts'", "--source=a", "--target=b", "--timeField=ts");
-    assertError("--timeout=0s is too short: must be at least 1ms", "--source=a", "--target=b",
+    assertError(
+        "--timeout=0s is too short: must be at least 1ms",
+        "--source=a",
+        "--target=b",
         "--timeout=0s");
-    assertError("--allowedLateness=soon is not a duration", "--source=a", "--target=b",
+    assertError(
+        "--allowedLateness=soon is not a duration",
+        "--source=a",
+        "--target=b",
         "--allowedLateness=soon");
-    assertError("--expiry=wall is not valid: event, processing", "--source=a", "--target=b",
+    assertError(
+        "--expiry=wall is not valid: event, processing",
+        "--source=a",
+        "--target=b",
         "--expiry=wall");
-    assertError("--pairingBuckets=0 is out of range: 1 to 65536", "--source=a", "--target=b",
+    assertError(
+        "--pairingBuckets=0 is out of range: 1 to 65536",
+        "--source=a",
+        "--target=b",
         "--pairingBuckets=0");
-    assertError("--maxEventBytes=0 is out of range: 1 to 67108864", "--source=a", "--target=b",
+    assertError(
+        "--maxEventBytes=0 is out of range: 1 to 67108864",
+        "--source=a",
+        "--target=b",
         "--maxEventBytes=0");
     assertError("--runId=a b is not valid", "--source=a", "--target=b", "--runId=a b");
     for (String id : new String[] {"..", ".", "a:b", "a/b", "-a"}) {
@@ -213,14 +232,23 @@ public class ReconcileSettingsTest {
           "--target=b",
           "--runId=" + id);
     }
-    assertError("--kafkaProperties: item 1 is not key=value", "--source=a", "--target=b",
+    assertError(
+        "--kafkaProperties: item 1 is not key=value",
+        "--source=a",
+        "--target=b",
         "--kafkaProperties=nonsense");
-    assertError("--kafkaProperties: sasl.jaas.config is a secret", "--source=a", "--target=b",
+    assertError(
+        "--kafkaProperties: sasl.jaas.config is a secret",
+        "--source=a",
+        "--target=b",
         "--kafkaProperties=sasl.jaas.config=x");
-    assertError("--kafkaPropertiesFile=/no/such/file: no such file", "--source=a", "--target=b",
+    assertError(
+        "--kafkaPropertiesFile=/no/such/file: no such file",
+        "--source=a",
+        "--target=b",
         "--kafkaPropertiesFile=/no/such/file");
-    assertError("--kafkaMaxRecords=-1 must be 0", "--source=a", "--target=b",
-        "--kafkaMaxRecords=-1");
+    assertError(
+        "--kafkaMaxRecords=-1 must be 0", "--source=a", "--target=b", "--kafkaMaxRecords=-1");
   }
 
   @Test
@@ -228,10 +256,16 @@ public class ReconcileSettingsTest {
     assertEquals(
         Duration.standardMinutes(2),
         settings("--source=a", "--target=b", "--kafkaIdleAfter=2m").kafkaIdleAfter());
-    assertError("--kafkaIdleAfter=500ms is too short: must be at least 1s",
-        "--source=a", "--target=b", "--kafkaIdleAfter=500ms");
-    assertError("--kafkaIdleAfter=2h is too long: must be at most 1h",
-        "--source=a", "--target=b", "--kafkaIdleAfter=2h");
+    assertError(
+        "--kafkaIdleAfter=500ms is too short: must be at least 1s",
+        "--source=a",
+        "--target=b",
+        "--kafkaIdleAfter=500ms");
+    assertError(
+        "--kafkaIdleAfter=2h is too long: must be at most 1h",
+        "--source=a",
+        "--target=b",
+        "--kafkaIdleAfter=2h");
   }
 
   @Test
@@ -250,11 +284,14 @@ public class ReconcileSettingsTest {
 
   @Test
   public void appendLagsAreZeroToSevenDays() {
-    assertError("--targetLag=8d is too long: must be 0s to 7d, or empty to observe the lag",
-        "--source=a", "--target=b", "--targetLag=8d");
+    assertError(
+        "--targetLag=8d is too long: must be 0s to 7d, or empty to observe the lag",
+        "--source=a",
+        "--target=b",
+        "--targetLag=8d");
     assertError("--sourceLag=-1m is not a duration", "--source=a", "--target=b", "--sourceLag=-1m");
-    assertError("--sourceLag=soon is not a duration",
-        "--source=a", "--target=b", "--sourceLag=soon");
+    assertError(
+        "--sourceLag=soon is not a duration", "--source=a", "--target=b", "--sourceLag=soon");
   }
 
   @Test
@@ -288,8 +325,7 @@ public class ReconcileSettingsTest {
   }
 
   private static void assertError(String expected, String... args) {
-    IllegalArgumentException e =
-        assertThrows(IllegalArgumentException.class, () -> settings(args));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(args));
     assertThat(e.getMessage(), containsString(expected));
   }
 }

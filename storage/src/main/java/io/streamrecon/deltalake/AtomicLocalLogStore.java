@@ -26,15 +26,15 @@ import org.apache.hadoop.fs.Path;
  * ({@code synchronized}, per log store instance) is taken only when the file system is a {@code
  * RawLocalFileSystem}, which Hadoop's default local file system ({@code LocalFileSystem}, a
  * checksumming wrapper) is not: a reader can get a checksum error on a commit file while two
- * compactions and a writer race. The local rename replaces an existing file, so two writers
- * racing for one version both "succeed": the later silently replaces the earlier's commit (its
- * rows are lost), and as the checksum wrapper renames the data file and its {@code .crc} one after
- * the other, a reader in between gets a {@code ChecksumException}.
+ * compactions and a writer race. The local rename replaces an existing file, so two writers racing
+ * for one version both "succeed": the later silently replaces the earlier's commit (its rows are
+ * lost), and as the checksum wrapper renames the data file and its {@code .crc} one after the
+ * other, a reader in between gets a {@code ChecksumException}.
  *
  * <p>Here a new log file is written completely under a temporary name, forced to disk, then
  * published with a hard link ({@code link(2)} fails atomically when the name exists, which is the
- * conflict Kernel expects as {@link FileAlreadyExistsException}). Overwrites (only
- * {@code _last_checkpoint}) are an atomic rename. No {@code .crc} files are written.
+ * conflict Kernel expects as {@link FileAlreadyExistsException}). Overwrites (only {@code
+ * _last_checkpoint}) are an atomic rename. No {@code .crc} files are written.
  */
 public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
 
@@ -65,7 +65,8 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
       try (FileChannel out =
           FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         while (actions.hasNext()) {
-          ByteBuffer line = ByteBuffer.wrap((actions.next() + "\n").getBytes(StandardCharsets.UTF_8));
+          ByteBuffer line =
+              ByteBuffer.wrap((actions.next() + "\n").getBytes(StandardCharsets.UTF_8));
           while (line.hasRemaining()) {
             out.write(line);
           }
@@ -107,9 +108,9 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
-   * True, as for the other Hadoop log stores: checkpoint Parquet files are written by
-   * our Parquet handler through the Hadoop file system, not through {@link #write}, and must go
-   * through a temporary file too.
+   * True, as for the other Hadoop log stores: checkpoint Parquet files are written by our Parquet
+   * handler through the Hadoop file system, not through {@link #write}, and must go through a
+   * temporary file too.
    */
   @Override
   public Boolean isPartialWriteVisible(Path path, Configuration conf) {

@@ -6,9 +6,9 @@ import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Instant;
 
 /**
- * The data files of one bundle of a {@code DeltaLakeIO} write, for the DoFns that write them: opened
- * at the bundle's first row, finished (closed and described) at its end, abandoned when a bundle
- * fails. Not thread-safe; one per DoFn instance.
+ * The data files of one bundle of a {@code DeltaLakeIO} write, for the DoFns that write them:
+ * opened at the bundle's first row, finished (closed and described) at its end, abandoned when a
+ * bundle fails. Not thread-safe; one per DoFn instance.
  */
 public final class BundleFileWriter<T> {
   private final Configuration conf;

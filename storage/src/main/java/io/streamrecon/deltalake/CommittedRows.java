@@ -20,8 +20,8 @@ import org.joda.time.Instant;
 
 /**
  * Committed raw_events rows of one data file whose pointers are still to be made: what the commit
- * step emits instead of the pointers themselves, so that no step holds every pointer of a pane
- * (a batch run commits the whole input in one pane) as live objects at once. {@code
+ * step emits instead of the pointers themselves, so that no step holds every pointer of a pane (a
+ * batch run commits the whole input in one pane) as live objects at once. {@code
  * CommitFiles.ExpandPointersFn} turns one into its {@code EventRef}s.
  *
  * @param tableVersion the table version the pointers name
@@ -176,7 +176,11 @@ public record CommittedRows(
         }
         out.accept(
             eventRef(
-                rows.side(), row.extra(), rows.tableVersion(), rows.path(), rows.rowIndex((int) n)));
+                rows.side(),
+                row.extra(),
+                rows.tableVersion(),
+                rows.path(),
+                rows.rowIndex((int) n)));
         n++;
       }
     }

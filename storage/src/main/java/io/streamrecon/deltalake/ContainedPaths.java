@@ -7,11 +7,10 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The guard of every recursive delete of a path built from a value (an id, a name, a listing):
- * the path, once normalised, must lie strictly inside the folder it was meant for. An id such as
- * {@code ..} or {@code .} resolves to that folder's parent or to the folder itself, so that
- * without this check a recursive delete meant for one run's files removes a whole table or
- * warehouse.
+ * The guard of every recursive delete of a path built from a value (an id, a name, a listing): the
+ * path, once normalised, must lie strictly inside the folder it was meant for. An id such as {@code
+ * ..} or {@code .} resolves to that folder's parent or to the folder itself, so that without this
+ * check a recursive delete meant for one run's files removes a whole table or warehouse.
  */
 public final class ContainedPaths {
   private ContainedPaths() {}
@@ -21,7 +20,8 @@ public final class ContainedPaths {
    * strictly inside {@code folder} (both qualified by {@code fs}).
    *
    * @return whether something was deleted
-   * @throws IllegalStateException naming both paths when {@code target} is not inside {@code folder}
+   * @throws IllegalStateException naming both paths when {@code target} is not inside {@code
+   *     folder}
    */
   public static boolean deleteRecursively(FileSystem fs, Path folder, Path target)
       throws IOException {

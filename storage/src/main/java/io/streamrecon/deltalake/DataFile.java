@@ -8,10 +8,10 @@ import java.util.Objects;
 import org.joda.time.Instant;
 
 /**
- * A Parquet data file written but not yet committed: what the committer needs for its AddFile
- * (path relative to the table, partition values, size, modification time, stats JSON) and the
- * per-row keys ({@link RowKeys}: each row's content identity and, for raw_events, natural id, event
- * time and hash, from which it builds pointers once the commit succeeded), inline or in a sidecar.
+ * A Parquet data file written but not yet committed: what the committer needs for its AddFile (path
+ * relative to the table, partition values, size, modification time, stats JSON) and the per-row
+ * keys ({@link RowKeys}: each row's content identity and, for raw_events, natural id, event time
+ * and hash, from which it builds pointers once the commit succeeded), inline or in a sidecar.
  *
  * @param rowKeys the keys when carried inline, else empty
  * @param rowKeysFile the sidecar holding the keys, relative to the table root; empty when inline
@@ -45,7 +45,6 @@ public record DataFile(
       throws IOException {
     return RowKeys.reader(rowKeys, rowKeysFile, conf, tableRoot);
   }
-
 
   @Override
   public boolean equals(Object o) {

@@ -49,8 +49,8 @@ public final class DataFileFormat {
    *
    * @param expectedRows the rows the file will probably hold: a bloom filter is sized once, when
    *     the file is opened, for this many distinct keys (at least {@link #MIN_BLOOM_KEYS}; Parquet
-   *     caps it at {@code parquet.bloom.filter.max.bytes}, 1 MiB); a file that holds more keys
-   *     gets a less selective filter, never a wrong one
+   *     caps it at {@code parquet.bloom.filter.max.bytes}, 1 MiB); a file that holds more keys gets
+   *     a less selective filter, never a wrong one
    */
   static <B extends ParquetWriter.Builder<?, B>> B configure(
       B builder, TableLayout<?> layout, long expectedRows) {

@@ -15,8 +15,8 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 
 /**
- * Copies an uncommitted data file without some of its rows (copies of rows already stored), into
- * a new file next to it, with fresh statistics and row keys. The original is left alone: a retried
+ * Copies an uncommitted data file without some of its rows (copies of rows already stored), into a
+ * new file next to it, with fresh statistics and row keys. The original is left alone: a retried
  * commit of the same pane may still need it, and VACUUM removes it as it is never committed.
  */
 final class DataFileRewriter {

@@ -22,9 +22,9 @@ import org.joda.time.Instant;
  * partition directory, and describes each file for the committer. Files are invisible to readers
  * until committed; a file of a failed bundle is never committed and is removed by VACUUM.
  *
- * <p>A file's row keys ({@link RowKeys}) are kept in memory only while they fit inline; past
- * {@link RowKeys#INLINE_MAX_BYTES} they are streamed to the file's sidecar as they are written, so
- * an open file costs the writer a bounded buffer however many rows it takes (a batch run's 256 MB
+ * <p>A file's row keys ({@link RowKeys}) are kept in memory only while they fit inline; past {@link
+ * RowKeys#INLINE_MAX_BYTES} they are streamed to the file's sidecar as they are written, so an open
+ * file costs the writer a bounded buffer however many rows it takes (a batch run's 256 MB
  * raw_events file carries about 13 MB of keys, and each task keeps a file open per side).
  *
  * <p>Not thread-safe; one per DoFn instance and bundle.
@@ -58,10 +58,13 @@ final class DataFileWriter<T> implements AutoCloseable {
     final RowWriteSupport<T> support;
     final ParquetWriter<T> writer;
     final FileStats stats;
+
     /** The row keys while they fit inline; null once they go to {@link #sidecar}. */
     ByteArrayOutputStream inlineKeys = new ByteArrayOutputStream();
+
     /** The sidecar's path relative to the table root, once the keys outgrew the inline limit. */
     String sidecar = "";
+
     OutputStream sidecarOut;
     Instant earliest;
 
@@ -119,7 +122,9 @@ final class DataFileWriter<T> implements AutoCloseable {
     this(conf, tableRoot, layout, runId, maxFileBytes, expectedRows, RowKeys.INLINE_MAX_BYTES);
   }
 
-  /** @param inlineKeysMaxBytes row keys larger than this go to a sidecar ({@link RowKeys}) */
+  /**
+   * @param inlineKeysMaxBytes row keys larger than this go to a sidecar ({@link RowKeys})
+   */
   DataFileWriter(
       Configuration conf,
       Path tableRoot,

@@ -11,9 +11,9 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * The rows of one data file that a deletion vector marks deleted, by their position in the file
- * (the row index pointers carry). Another engine (Spark's {@code DELETE}, {@code UPDATE} or
- * {@code MERGE} with deletion vectors on) deletes rows this way without rewriting the file, so
- * every reader of stored rows asks this before it hands a row out.
+ * (the row index pointers carry). Another engine (Spark's {@code DELETE}, {@code UPDATE} or {@code
+ * MERGE} with deletion vectors on) deletes rows this way without rewriting the file, so every
+ * reader of stored rows asks this before it hands a row out.
  *
  * <p>The vector is loaded by Delta Kernel (inline, or from its file beside the table), once per
  * data file read; a file without a vector costs nothing ({@link #NONE}).

@@ -11,16 +11,16 @@ import org.joda.time.Instant;
 
 /**
  * Appends rows to a streamrecon table from plain Java code, without a pipeline: the data files,
- * statistics, row keys and log entries that a run's writer commits, through the same committer,
- * so that every reader ({@code explain}, {@code report}, {@code show}, replay) finds the table as
- * a run leaves it. For tools that seed, import or generate tables, such as a generator of tables
+ * statistics, row keys and log entries that a run's writer commits, through the same committer, so
+ * that every reader ({@code explain}, {@code report}, {@code show}, replay) finds the table as a
+ * run leaves it. For tools that seed, import or generate tables, such as a generator of tables
  * larger than a local runner can produce.
  *
  * <p>Rows go to open data files, one per partition, until {@link #finishFiles()} closes them;
- * {@link #commit} commits every file closed since the last commit in one table version, leaving
- * out the rows its app id stored already, as a run leaves out a replayed pane's. Not thread-safe.
- * {@link #close()} deletes the files still open; closed files that were never committed stay
- * until a vacuum removes them.
+ * {@link #commit} commits every file closed since the last commit in one table version, leaving out
+ * the rows its app id stored already, as a run leaves out a replayed pane's. Not thread-safe.
+ * {@link #close()} deletes the files still open; closed files that were never committed stay until
+ * a vacuum removes them.
  *
  * @param <T> the row type of the table
  */
@@ -73,7 +73,9 @@ public final class DeltaLakeAppender<T> implements AutoCloseable {
     // The run id names the folder of the appender's row key sidecars.
     if (!WarehouseIds.isValid(runId)) {
       throw new IllegalArgumentException(
-          "runId must be " + WarehouseIds.FORM + ", got "
+          "runId must be "
+              + WarehouseIds.FORM
+              + ", got "
               + (runId == null ? "null" : "\"" + runId + "\""));
     }
     return new DeltaLakeAppender<>(
@@ -96,8 +98,8 @@ public final class DeltaLakeAppender<T> implements AutoCloseable {
   }
 
   /**
-   * This appender writing no Parquet bloom filters, as releases before them wrote files: to
-   * compare what the filters save a lookup. Only before the first row.
+   * This appender writing no Parquet bloom filters, as releases before them wrote files: to compare
+   * what the filters save a lookup. Only before the first row.
    */
   public DeltaLakeAppender<T> withoutBloomFilters() {
     checkUnused("withoutBloomFilters");
@@ -145,8 +147,10 @@ public final class DeltaLakeAppender<T> implements AutoCloseable {
     List<DataFile> files = writer.finish();
     finished.addAll(files);
     return files.stream()
-        .map(f -> new DeltaLakeSnapshot.TableFile(
-            f.path(), f.partitionValues(), f.sizeBytes(), f.stats()))
+        .map(
+            f ->
+                new DeltaLakeSnapshot.TableFile(
+                    f.path(), f.partitionValues(), f.sizeBytes(), f.stats()))
         .toList();
   }
 

@@ -3,8 +3,8 @@ package io.streamrecon.deltalake;
 import java.util.Objects;
 
 /**
- * One commit made by a {@code DeltaLakeIO} writer: the table, the table version it created (or
- * that holds the batch's rows, when {@code replayed}), the writer ({@code appId} of its {@code
+ * One commit made by a {@code DeltaLakeIO} writer: the table, the table version it created (or that
+ * holds the batch's rows, when {@code replayed}), the writer ({@code appId} of its {@code
  * SetTransaction}), the pane index ({@code txnVersion}) and what it added.
  *
  * @param files data files added

@@ -44,23 +44,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A runner may hand the committer a batch again: a retried bundle, a pane replayed after a
  * restore, or (Spark) a replayed micro-batch recomposed with other rows. So the committer never
- * trusts a batch's transaction version to say what is in it. Every row carries its identity
- * ({@link TableLayout#identity}: a Kafka record's side, topic, partition and offset; a verdict's
- * id); a row whose identity this writer committed recently ({@link WriterHistory}), or which came
- * earlier in the same batch, is not stored again but reported with where its stored copy is. A
- * batch with nothing new commits nothing.
+ * trusts a batch's transaction version to say what is in it. Every row carries its identity ({@link
+ * TableLayout#identity}: a Kafka record's side, topic, partition and offset; a verdict's id); a row
+ * whose identity this writer committed recently ({@link WriterHistory}), or which came earlier in
+ * the same batch, is not stored again but reported with where its stored copy is. A batch with
+ * nothing new commits nothing.
  *
  * <p>Every commit carries a transaction identifier ({@code txn} action: app id and version) read
  * from the snapshot the transaction is built on, so two instances of the same writer committing at
  * once conflict (Kernel's {@code ConcurrentTransactionException}) and the second, retried,
- * recognises the first one's rows. Appends of different writers never conflict; Kernel rebases
- * them on the winning commits itself. Other concurrent changes (the first commit creating the
- * table, a metadata change) are retried in a new transaction.
+ * recognises the first one's rows. Appends of different writers never conflict; Kernel rebases them
+ * on the winning commits itself. Other concurrent changes (the first commit creating the table, a
+ * metadata change) are retried in a new transaction.
  *
  * <p>The first commit creates the table with the layout's schema and partition columns. A table
  * with a feature Kernel cannot write (a CHECK constraint, generated columns, column mapping, ...)
- * is refused before anything is committed, with one line naming the table and the features
- * ({@link #checkWritable}).
+ * is refused before anything is committed, with one line naming the table and the features ({@link
+ * #checkWritable}).
  */
 public final class DeltaLakeCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaLakeCommitter.class);
@@ -113,10 +113,10 @@ public final class DeltaLakeCommitter {
    * The committer of {@code layout}'s table under {@code warehouse} for the commit steps of this
    * JVM. Shared because a runner may set a step's DoFn up again for every bundle (Beam's classic
    * SparkRunner does for every micro-batch's task), and a new committer reads its writers' recent
-   * commits back from the log and their files ({@link WriterHistory}) before its first commit:
-   * work that a kept committer does once. A step commits holding the committer's lock, so commits
-   * of one table in one JVM never overlap (they would only conflict). At most {@value
-   * #SHARED_LIMIT} are kept; a committer dropped from the pool still works for whoever holds it.
+   * commits back from the log and their files ({@link WriterHistory}) before its first commit: work
+   * that a kept committer does once. A step commits holding the committer's lock, so commits of one
+   * table in one JVM never overlap (they would only conflict). At most {@value #SHARED_LIMIT} are
+   * kept; a committer dropped from the pool still works for whoever holds it.
    */
   public static DeltaLakeCommitter shared(String warehouse, TableLayout<?> layout) {
     String key = warehouse + '\u0000' + layout.name;
@@ -171,8 +171,8 @@ public final class DeltaLakeCommitter {
 
   /**
    * Features Kernel writes but our data files cannot honour: our Parquet writer writes logical
-   * column names (column mapping needs physical ones) and leaves partition columns out of the
-   * files (Iceberg compatibility and materialized partition columns need them in).
+   * column names (column mapping needs physical ones) and leaves partition columns out of the files
+   * (Iceberg compatibility and materialized partition columns need them in).
    */
   private static Set<String> featuresOurWriterCannotWrite(Snapshot snapshot) {
     Set<String> refused = new java.util.TreeSet<>();
@@ -182,8 +182,12 @@ public final class DeltaLakeCommitter {
       refused.add("columnMapping");
     }
     for (String compat : List.of("icebergCompatV2", "icebergCompatV3")) {
-      if (Boolean.parseBoolean(conf.getOrDefault("delta.enable" + compat.substring(0, 1)
-          .toUpperCase(java.util.Locale.ROOT) + compat.substring(1), "false"))) {
+      if (Boolean.parseBoolean(
+          conf.getOrDefault(
+              "delta.enable"
+                  + compat.substring(0, 1).toUpperCase(java.util.Locale.ROOT)
+                  + compat.substring(1),
+              "false"))) {
         refused.add(compat);
       }
     }
@@ -267,8 +271,7 @@ public final class DeltaLakeCommitter {
     for (DataFile f : added) {
       actions.add(SingleAction.createAddFileSingleAction(toAddFile(f, dataChange)));
     }
-    Transaction txn =
-        buildUpdate(engine, root, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
+    Transaction txn = buildUpdate(engine, root, snapshot, Operation.MANUAL_UPDATE, null, -1, null);
     return txn.commit(engine, CloseableIterable.inMemoryIterable(toCloseable(actions)))
         .getVersion();
   }
@@ -286,13 +289,14 @@ public final class DeltaLakeCommitter {
 
   /**
    * {@link #commit(String, long, List)}, for the last pane of its window when {@code lastPane}: no
-   * later pane of the writer follows, so its {@link WriterHistory} is dropped instead of growing
-   * by this commit's rows. A batch run commits its whole input in one such pane, and the history
-   * of it (8 to 16 bytes per row of the run) would stay live in the committer until the
-   * end of the run for nothing. A retry of the pane still recognises its rows: a fresh history
-   * reads the writer's recent commits from the log, as after a restart.
+   * later pane of the writer follows, so its {@link WriterHistory} is dropped instead of growing by
+   * this commit's rows. A batch run commits its whole input in one such pane, and the history of it
+   * (8 to 16 bytes per row of the run) would stay live in the committer until the end of the run
+   * for nothing. A retry of the pane still recognises its rows: a fresh history reads the writer's
+   * recent commits from the log, as after a restart.
    */
-  public CommitResult commit(String appId, long txnVersion, List<DataFile> files, boolean lastPane) {
+  public CommitResult commit(
+      String appId, long txnVersion, List<DataFile> files, boolean lastPane) {
     try {
       return commitPane(appId, txnVersion, files, !lastPane);
     } finally {
@@ -396,11 +400,11 @@ public final class DeltaLakeCommitter {
   /**
    * Commits the schema with the nullable columns the table lacks, alone, as the version after
    * {@code snapshot}; when another writer took that version, the caller reads the table again.
-   * Kernel changes a schema only on tables with column mapping, which ours (and the tables of
-   * older releases) do not have, so this commit is ours: a {@code metaData} action with the new
-   * schema and the table's id, partitioning and configuration unchanged, written through Kernel's
-   * log store (atomic, failing when the version exists). Spark writes the same for {@code ALTER
-   * TABLE ADD COLUMNS}.
+   * Kernel changes a schema only on tables with column mapping, which ours (and the tables of older
+   * releases) do not have, so this commit is ours: a {@code metaData} action with the new schema
+   * and the table's id, partitioning and configuration unchanged, written through Kernel's log
+   * store (atomic, failing when the version exists). Spark writes the same for {@code ALTER TABLE
+   * ADD COLUMNS}.
    */
   private void addColumns(Snapshot snapshot, StructType evolved) {
     // The table must be writable before we write to its log ourselves.
@@ -421,8 +425,7 @@ public final class DeltaLakeCommitter {
         List.of(
             SingleAction.createCommitInfoSingleAction(info.toRow()),
             SingleAction.createMetadataSingleAction(metadata.toRow()));
-    String file =
-        FileNames.deltaFile(snapshot.getLogPath(), version);
+    String file = FileNames.deltaFile(snapshot.getLogPath(), version);
     try {
       engine.getJsonHandler().writeJsonFileAtomically(file, toCloseable(actions), false);
       LOG.info("table {}: added nullable columns to the schema (no file rewritten)", tableRoot);
@@ -435,7 +438,8 @@ public final class DeltaLakeCommitter {
 
   /**
    * Writes the checkpoint Kernel asks for (every {@code delta.checkpointInterval} commits, 10 by
-   * default): without one every reader replays the whole JSON log. A failed checkpoint does not fail the commit; the next due one is tried again.
+   * default): without one every reader replays the whole JSON log. A failed checkpoint does not
+   * fail the commit; the next due one is tried again.
    */
   private void checkpointIfDue(TransactionCommitResult result) {
     for (var hook : result.getPostCommitHooks()) {
@@ -543,7 +547,11 @@ public final class DeltaLakeCommitter {
    * fingerprint match, so the files' keys are read again rather than held.
    */
   private int[] firstKept(
-      List<DataFile> files, List<boolean[]> keepPerFile, boolean[] currentKeep, int current, String id)
+      List<DataFile> files,
+      List<boolean[]> keepPerFile,
+      boolean[] currentKeep,
+      int current,
+      String id)
       throws IOException {
     for (int fi = 0; fi <= current; fi++) {
       // The current file's rows from the match on are not kept yet: its scan stops short of them.
@@ -596,11 +604,10 @@ public final class DeltaLakeCommitter {
   }
 
   /**
-   * The table must hold every column we write, with the same type, and our partitioning. A
-   * nullable top-level column that the table lacks (a table written by an older release, such as
-   * {@code deltas} before {@code rules_id}) is added by a metadata update in the same commit,
-   * without rewriting any file ({@link #addColumns}): rows of older files read back as null in
-   * that column.
+   * The table must hold every column we write, with the same type, and our partitioning. A nullable
+   * top-level column that the table lacks (a table written by an older release, such as {@code
+   * deltas} before {@code rules_id}) is added by a metadata update in the same commit, without
+   * rewriting any file ({@link #addColumns}): rows of older files read back as null in that column.
    *
    * @return the evolved schema to commit, or null when the schema already fits
    */

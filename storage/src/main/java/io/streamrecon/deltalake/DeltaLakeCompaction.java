@@ -30,16 +30,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Compaction: bin-packs the small files of each partition into files of about a target size,
- * rewritten with the project's own Parquet writer and per-file stats, and commits the swap
- * ({@code remove} + {@code add}, {@code dataChange=false}) per partition through Delta Kernel.
- * Appends never conflict with it; a concurrent removal of the same files (another compaction,
- * retention, a Spark DELETE) makes the commit fail, after which the partition is checked again and
- * retried or given up.
+ * rewritten with the project's own Parquet writer and per-file stats, and commits the swap ({@code
+ * remove} + {@code add}, {@code dataChange=false}) per partition through Delta Kernel. Appends
+ * never conflict with it; a concurrent removal of the same files (another compaction, retention, a
+ * Spark DELETE) makes the commit fail, after which the partition is checked again and retried or
+ * given up.
  *
- * <p>Kernel commits the actions but has no compaction of its own: planning the bins, rewriting
- * the rows and building the {@code remove} actions is this class. Files with a deletion vector are
- * not compacted (the rewrite would have to drop the deleted rows), so deletions made by another
- * engine are kept.
+ * <p>Kernel commits the actions but has no compaction of its own: planning the bins, rewriting the
+ * rows and building the {@code remove} actions is this class. Files with a deletion vector are not
+ * compacted (the rewrite would have to drop the deleted rows), so deletions made by another engine
+ * are kept.
  */
 public final class DeltaLakeCompaction {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaLakeCompaction.class);
@@ -86,8 +86,7 @@ public final class DeltaLakeCompaction {
       long targetFileSize,
       int maxPartitions)
       throws IOException {
-    return compact(
-        conf, engine, root, layout, targetFileSize, minSmallFiles, true, maxPartitions);
+    return compact(conf, engine, root, layout, targetFileSize, minSmallFiles, true, maxPartitions);
   }
 
   private static CompactResult compact(
@@ -107,8 +106,7 @@ public final class DeltaLakeCompaction {
     }
     Map<String, List<List<AddFile>>> plan = new TreeMap<>();
     for (Map.Entry<String, List<List<AddFile>>> e :
-        plan(liveFiles(engine, root, snapshot), targetFileSize, minSmallFiles, tiered)
-            .entrySet()) {
+        plan(liveFiles(engine, root, snapshot), targetFileSize, minSmallFiles, tiered).entrySet()) {
       if (plan.size() < maxPartitions) {
         plan.put(e.getKey(), e.getValue());
       }
@@ -146,22 +144,30 @@ public final class DeltaLakeCompaction {
       bytesAdded += outputs.stream().mapToLong(DataFile::sizeBytes).sum();
     }
     return new CompactResult(
-        table, partitions, removed, added, rowCount, bytesRemoved, bytesAdded, retried, abandoned,
+        table,
+        partitions,
+        removed,
+        added,
+        rowCount,
+        bytesRemoved,
+        bytesAdded,
+        retried,
+        abandoned,
         versions);
   }
 
   /**
-   * Partition directory to its bins: files under the target size, oldest first, packed until a
-   * bin reaches the target; bins of one file are dropped (rewriting them gains nothing).
+   * Partition directory to its bins: files under the target size, oldest first, packed until a bin
+   * reaches the target; bins of one file are dropped (rewriting them gains nothing).
    */
   static Map<String, List<List<AddFile>>> plan(List<AddFile> live, long targetFileSize) {
     return plan(live, targetFileSize, 2, false);
   }
 
   /**
-   * As {@link #plan(List, long)}, for the partitions with at least {@code minSmallFiles}
-   * small files; {@code tiered}: only files of one size tier (within a factor of 4 of each other,
-   * see {@link #tier}) are merged, and a tier only once it holds {@code minSmallFiles} files.
+   * As {@link #plan(List, long)}, for the partitions with at least {@code minSmallFiles} small
+   * files; {@code tiered}: only files of one size tier (within a factor of 4 of each other, see
+   * {@link #tier}) are merged, and a tier only once it holds {@code minSmallFiles} files.
    */
   static Map<String, List<List<AddFile>>> plan(
       List<AddFile> live, long targetFileSize, int minSmallFiles, boolean tiered) {
@@ -186,8 +192,7 @@ public final class DeltaLakeCompaction {
           continue;
         }
         files.sort(
-            Comparator.comparingLong(AddFile::getModificationTime)
-                .thenComparing(AddFile::getPath));
+            Comparator.comparingLong(AddFile::getModificationTime).thenComparing(AddFile::getPath));
         List<AddFile> bin = new ArrayList<>();
         long size = 0;
         for (AddFile f : files) {
@@ -212,8 +217,8 @@ public final class DeltaLakeCompaction {
   /**
    * Size tier of a file for auto-compaction: floor(log4(bytes)). Merging only files of one tier
    * keeps a growing compacted file from being rewritten with every few new small files: a row is
-   * rewritten about once per tier it climbs (a few times between KB and the target size) instead
-   * of once per compaction of its partition.
+   * rewritten about once per tier it climbs (a few times between KB and the target size) instead of
+   * once per compaction of its partition.
    */
   static int tier(long bytes) {
     return (63 - Long.numberOfLeadingZeros(Math.max(1, bytes))) / 2;
@@ -241,11 +246,14 @@ public final class DeltaLakeCompaction {
       // row-group stats and the column index then lead a key lookup to one page.
       long binBytes = bin.stream().mapToLong(AddFile::getSize).sum();
       List<Map<String, Object>> sorted =
-          layout == TableLayouts.RAW_EVENTS && binBytes <= SORT_BUDGET_BYTES ? new ArrayList<>() : null;
+          layout == TableLayouts.RAW_EVENTS && binBytes <= SORT_BUDGET_BYTES
+              ? new ArrayList<>()
+              : null;
       for (AddFile f : bin) {
         try (ParquetReader<Group> reader =
             DataFileFormat.reader(
-                    new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, f.getPath()), conf))
+                    new GroupReadSupport(),
+                    HadoopInputFile.fromPath(new Path(root, f.getPath()), conf))
                 .build()) {
           for (Group g = reader.read(); g != null; g = reader.read()) {
             Map<String, Object> row = toRow(g, layout, partitionValues(f));
@@ -262,7 +270,8 @@ public final class DeltaLakeCompaction {
         sorted.sort(
             (a, b) ->
                 Arrays.compareUnsigned(
-                    (byte[]) a.get(PayloadReader.NATURAL_ID), (byte[]) b.get(PayloadReader.NATURAL_ID)));
+                    (byte[]) a.get(PayloadReader.NATURAL_ID),
+                    (byte[]) b.get(PayloadReader.NATURAL_ID)));
         for (Map<String, Object> row : sorted) {
           writer.write(row, now);
         }
@@ -272,8 +281,8 @@ public final class DeltaLakeCompaction {
   }
 
   /**
-   * A stored row as column values the row layout writes back unchanged: top-level strings as
-   * their bytes (payloads stay byte for byte), partition columns from the AddFile.
+   * A stored row as column values the row layout writes back unchanged: top-level strings as their
+   * bytes (payloads stay byte for byte), partition columns from the AddFile.
    */
   static Map<String, Object> toRow(
       Group g, TableLayout<?> layout, Map<String, String> partitionValues) {
@@ -311,7 +320,9 @@ public final class DeltaLakeCompaction {
     ColumnSpec.Getter getter = (record, context) -> ((Map<String, Object>) record).get(name);
     ColumnSpec copy =
         switch (c.kind) {
-          case STRUCT -> ColumnSpec.struct(name, getter, c.children.stream().map(DeltaLakeCompaction::byName).toList());
+          case STRUCT ->
+              ColumnSpec.struct(
+                  name, getter, c.children.stream().map(DeltaLakeCompaction::byName).toList());
           case ARRAY_OF_STRUCT ->
               ColumnSpec.arrayOfStruct(
                   name, getter, c.children.stream().map(DeltaLakeCompaction::byName).toList());
@@ -355,11 +366,18 @@ public final class DeltaLakeCompaction {
       inRows += FileStats.numRecords(stats(f));
     }
     long outRows = outputs.stream().mapToLong(DataFile::numRecords).sum();
-    if (inRows >= 0 && inputs.stream().allMatch(f -> FileStats.numRecords(stats(f)) >= 0)
+    if (inRows >= 0
+        && inputs.stream().allMatch(f -> FileStats.numRecords(stats(f)) >= 0)
         && inRows != outRows) {
       throw new IllegalStateException(
-          "compaction of " + layout.name + " read " + outRows + " rows from files whose stats"
-              + " count " + inRows + "; nothing committed");
+          "compaction of "
+              + layout.name
+              + " read "
+              + outRows
+              + " rows from files whose stats"
+              + " count "
+              + inRows
+              + "; nothing committed");
     }
     int conflicts = 0;
     RuntimeException last = null;
@@ -388,8 +406,11 @@ public final class DeltaLakeCompaction {
       }
     }
     throw new IllegalStateException(
-        "could not commit the compaction of " + layout.name + " after "
-            + DeltaLakeMaintenance.MAX_ATTEMPTS + " attempts",
+        "could not commit the compaction of "
+            + layout.name
+            + " after "
+            + DeltaLakeMaintenance.MAX_ATTEMPTS
+            + " attempts",
         last);
   }
 
@@ -420,5 +441,4 @@ public final class DeltaLakeCompaction {
       }
     }
   }
-
 }

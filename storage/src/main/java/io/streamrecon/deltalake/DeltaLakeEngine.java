@@ -11,13 +11,12 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 
 /**
- * The Delta Kernel {@link Engine} of streamrecon: Kernel's default JSON, file system and
- * expression handlers and log stores, and our own Parquet handler ({@link HadoopParquetHandler})
- * on the Parquet release that the Spark 3.5 distribution ships and our data files are written
- * with. Kernel's default Parquet handler needs a newer Parquet (it links geospatial types that
- * Parquet 1.13 lacks) and fails on the first checkpoint; docs/delta-kernel.md says why we keep
- * Parquet 1.13. No metrics reporters: Kernel's logging reporter logs at INFO per snapshot and
- * transaction.
+ * The Delta Kernel {@link Engine} of streamrecon: Kernel's default JSON, file system and expression
+ * handlers and log stores, and our own Parquet handler ({@link HadoopParquetHandler}) on the
+ * Parquet release that the Spark 3.5 distribution ships and our data files are written with.
+ * Kernel's default Parquet handler needs a newer Parquet (it links geospatial types that Parquet
+ * 1.13 lacks) and fails on the first checkpoint; docs/delta-kernel.md says why we keep Parquet
+ * 1.13. No metrics reporters: Kernel's logging reporter logs at INFO per snapshot and transaction.
  *
  * <p>{@code file:} tables get {@link AtomicLocalLogStore} unless the configuration names a log
  * store for that scheme already.

@@ -61,9 +61,9 @@ public final class DeltaLakeLookup {
   }
 
   /**
-   * The earliest {@code event_date} of a live {@code raw_events} file, or {@code null} when no
-   * file is live. Raw event retention removes every date before a cutoff, so a stored row's date
-   * before this one was removed by retention, and a later one by a delete.
+   * The earliest {@code event_date} of a live {@code raw_events} file, or {@code null} when no file
+   * is live. Raw event retention removes every date before a cutoff, so a stored row's date before
+   * this one was removed by retention, and a later one by a delete.
    */
   public static LocalDate earliestRawEventDate(String warehouse) {
     DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(warehouse, WarehouseTables.RAW_EVENTS);
@@ -79,7 +79,11 @@ public final class DeltaLakeLookup {
   }
 
   private static List<Map<String, Object>> find(
-      String warehouse, TableLayout<?> layout, String naturalId, boolean withLocation, Cost[] cost) {
+      String warehouse,
+      TableLayout<?> layout,
+      String naturalId,
+      boolean withLocation,
+      Cost[] cost) {
     Configuration conf = new Configuration();
     Path root = DeltaLakeCommitter.tablePath(warehouse, layout.name);
     DeltaLakeSnapshot snapshot = DeltaLakeSnapshot.latest(conf, root);

@@ -1,9 +1,9 @@
 package io.streamrecon.deltalake;
 
-import java.io.IOException;
-import java.time.LocalDate;
 import io.streamrecon.json.EventParser;
 import io.streamrecon.json.ParseConfig;
+import java.io.IOException;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -80,7 +80,10 @@ public final class DeltaLakeMaintenance {
           versions,
           conflictsRetried + binsAbandoned == 0
               ? ""
-              : "; " + conflictsRetried + " conflict(s) retried, " + binsAbandoned
+              : "; "
+                  + conflictsRetried
+                  + " conflict(s) retried, "
+                  + binsAbandoned
                   + " bin(s) given up because a concurrent commit removed their files");
     }
   }
@@ -99,7 +102,11 @@ public final class DeltaLakeMaintenance {
 
   /** What {@link #expireRawEvents} removed. */
   public record ExpireResult(
-      LocalDate cutoff, List<String> partitions, long filesRemoved, long rowsRemoved, long version) {
+      LocalDate cutoff,
+      List<String> partitions,
+      long filesRemoved,
+      long rowsRemoved,
+      long version) {
     /** One line for the command line. */
     public String describe() {
       return partitions.isEmpty()
@@ -142,7 +149,8 @@ public final class DeltaLakeMaintenance {
       }
       String what =
           switch (table) {
-            case WarehouseTables.DELTAS -> valuesCleared + " difference value(s) cleared, rows kept";
+            case WarehouseTables.DELTAS ->
+                valuesCleared + " difference value(s) cleared, rows kept";
             case WarehouseTables.DEAD_LETTERS -> valuesCleared + " raw input(s) cleared, rows kept";
             default -> rowsRemoved + " row(s) removed";
           };
@@ -241,8 +249,8 @@ public final class DeltaLakeMaintenance {
 
   /**
    * The shortest raw event retention that can never remove a row an open pairing entry points to:
-   * an entry opened at event time t0 closes once the watermark passes t0 + timeout, and an event
-   * is accepted into an entry only up to the allowed lateness behind the watermark, plus {@link
+   * an entry opened at event time t0 closes once the watermark passes t0 + timeout, and an event is
+   * accepted into an entry only up to the allowed lateness behind the watermark, plus {@link
    * #RETENTION_MARGIN} for a watermark lagging the wall clock.
    */
   public static Duration minimumRawEventRetention(Duration timeout, Duration allowedLateness) {

@@ -27,8 +27,8 @@ import org.apache.hadoop.fs.Path;
  * library behind the log can change in this one class.
  *
  * <p>The log is read with Delta Kernel: any table Kernel can read (protocol up to (3,7) with the
- * reader features Kernel supports, such as deletion vectors, change data feed or column
- * statistics settings Spark adds) reads here.
+ * reader features Kernel supports, such as deletion vectors, change data feed or column statistics
+ * settings Spark adds) reads here.
  */
 public final class DeltaLakeSnapshot {
 
@@ -64,8 +64,8 @@ public final class DeltaLakeSnapshot {
    * The deletion vector descriptor of a file's {@code add} action, as the Delta protocol defines
    * it; {@link DeletedRows} loads the rows it names.
    *
-   * @param storageType {@code u} (a file beside the table named by a UUID), {@code p} (an
-   *     absolute path) or {@code i} (inline)
+   * @param storageType {@code u} (a file beside the table named by a UUID), {@code p} (an absolute
+   *     path) or {@code i} (inline)
    * @param offset where the vector starts in its file, or {@code null}
    * @param cardinality how many rows it deletes
    */

@@ -51,13 +51,15 @@ public final class DeltaLakeTables {
   /** Key added by {@link #findRawEvents}: the row's index in its data file. */
   public static final String ROW_INDEX = "_row_index";
 
-
   /** Every row of the current snapshot of {@code table}, column name to value, in schema order. */
   public static List<Map<String, Object>> readRows(String warehouse, String table) {
     return read(warehouse, TableLayouts.forName(table), f -> true, row -> true, false);
   }
 
-  /** The {@code raw_events} rows of a natural id, with their {@link #DATA_FILE} and {@link #ROW_INDEX}. */
+  /**
+   * The {@code raw_events} rows of a natural id, with their {@link #DATA_FILE} and {@link
+   * #ROW_INDEX}.
+   */
   public static List<Map<String, Object>> findRawEvents(String warehouse, String naturalId) {
     return read(
         warehouse,
@@ -69,7 +71,9 @@ public final class DeltaLakeTables {
 
   /** The {@code deltas} table as records. */
   public static List<DeltaRecord> readDeltas(String warehouse) {
-    return readRows(warehouse, WarehouseTables.DELTAS).stream().map(DeltaLakeTables::toDeltaRecord).toList();
+    return readRows(warehouse, WarehouseTables.DELTAS).stream()
+        .map(DeltaLakeTables::toDeltaRecord)
+        .toList();
   }
 
   /** A {@code deltas} row and the data file that holds it, relative to the table. */
@@ -80,8 +84,7 @@ public final class DeltaLakeTables {
    * added the row, which is when readers could first see it.
    */
   public static List<StoredDeltaRecord> readDeltasWithDataFile(String warehouse) {
-    return read(warehouse, TableLayouts.DELTAS, f -> true, row -> true, true)
-        .stream()
+    return read(warehouse, TableLayouts.DELTAS, f -> true, row -> true, true).stream()
         .map(row -> new StoredDeltaRecord(toDeltaRecord(row), (String) row.get(DATA_FILE)))
         .toList();
   }
@@ -128,7 +131,8 @@ public final class DeltaLakeTables {
       }
       try (ParquetReader<Group> reader =
           DataFileFormat.reader(
-                  new GroupReadSupport(), HadoopInputFile.fromPath(new Path(root, file.path()), conf))
+                  new GroupReadSupport(),
+                  HadoopInputFile.fromPath(new Path(root, file.path()), conf))
               .build()) {
         DeletedRows deleted = snapshot.deletedRows(file);
         long index = 0;
@@ -236,8 +240,10 @@ public final class DeltaLakeTables {
         targetHash,
         (Instant) row.get("source_event_time"),
         (Instant) row.get("target_event_time"),
-        toPointer((Map<String, Object>) row.get("source_pointer"), Side.SOURCE, naturalId, sourceHash),
-        toPointer((Map<String, Object>) row.get("target_pointer"), Side.TARGET, naturalId, targetHash),
+        toPointer(
+            (Map<String, Object>) row.get("source_pointer"), Side.SOURCE, naturalId, sourceHash),
+        toPointer(
+            (Map<String, Object>) row.get("target_pointer"), Side.TARGET, naturalId, targetHash),
         (Instant) row.get("detected_at"),
         (String) row.get("run_id"),
         (String) row.get("rules_id"));

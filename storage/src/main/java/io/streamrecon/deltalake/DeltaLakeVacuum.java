@@ -26,8 +26,8 @@ import org.joda.time.Instant;
 /**
  * Vacuum: deletes data files that no snapshot within the retention references and that are older
  * than the retention (so files of a bundle not yet committed survive). Never touches {@code
- * _delta_log}. Delta Kernel has no vacuum; it reads the snapshots and the commits, this class
- * lists and deletes. Deletion vector files that a referenced file uses are kept with it.
+ * _delta_log}. Delta Kernel has no vacuum; it reads the snapshots and the commits, this class lists
+ * and deletes. Deletion vector files that a referenced file uses are kept with it.
  */
 final class DeltaLakeVacuum {
   private DeltaLakeVacuum() {}
@@ -38,10 +38,10 @@ final class DeltaLakeVacuum {
    * snapshot current at {@code now - retain} plus every file added by a later commit; {@code
    * _delta_log} and other directories starting with {@code _} or {@code .} are never listed, except
    * the row key sidecars ({@code RowKeys.SIDECAR_DIRECTORY}), which are deleted once older than the
-   * retention (a replay reaches back one checkpoint, far less than the minimum retention). A
-   * table folder without a log (a first run that failed before committing) references nothing, so
-   * all its data files older than the retention are deleted. A table folder streamrecon did not
-   * write is refused before anything is deleted ({@link WarehouseOwnership}).
+   * retention (a replay reaches back one checkpoint, far less than the minimum retention). A table
+   * folder without a log (a first run that failed before committing) references nothing, so all its
+   * data files older than the retention are deleted. A table folder streamrecon did not write is
+   * refused before anything is deleted ({@link WarehouseOwnership}).
    */
   static VacuumResult vacuum(
       Configuration conf, String warehouse, String table, Duration retain, Instant now)
@@ -167,8 +167,8 @@ final class DeltaLakeVacuum {
   }
 
   /**
-   * The table-relative path of the deletion vector file of an {@code add} action ({@code u}: a
-   * file beside the table named from a UUID), or null when it has none or the vector is inline.
+   * The table-relative path of the deletion vector file of an {@code add} action ({@code u}: a file
+   * beside the table named from a UUID), or null when it has none or the vector is inline.
    */
   private static String deletionVectorFile(Row add) {
     int at = add.getSchema().indexOf("deletionVector");
@@ -181,8 +181,9 @@ final class DeltaLakeVacuum {
     }
     String encoded = dv.getPathOrInlineDv();
     String prefix = encoded.substring(0, encoded.length() - 20);
-    java.util.UUID uuid = io.delta.kernel.internal.deletionvectors.Base85Codec.decodeUUID(
-        encoded.substring(encoded.length() - 20));
+    java.util.UUID uuid =
+        io.delta.kernel.internal.deletionvectors.Base85Codec.decodeUUID(
+            encoded.substring(encoded.length() - 20));
     return (prefix.isEmpty() ? "" : prefix + "/") + "deletion_vector_" + uuid + ".bin";
   }
 
@@ -204,5 +205,4 @@ final class DeltaLakeVacuum {
     }
     return false;
   }
-
 }

@@ -14,10 +14,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * What erasing natural ids does to one stored row (docs/design.md#erasure): the rows of
- * {@code raw_events} and {@code late_events} of the ids go; a {@code deltas} row of the ids stays
- * with its difference values cleared; a {@code dead_letters} row whose input parses far enough to
- * show one of the ids stays with its {@code raw} emptied and {@code raw_encoding} set to {@link
+ * What erasing natural ids does to one stored row (docs/design.md#erasure): the rows of {@code
+ * raw_events} and {@code late_events} of the ids go; a {@code deltas} row of the ids stays with its
+ * difference values cleared; a {@code dead_letters} row whose input parses far enough to show one
+ * of the ids stays with its {@code raw} emptied and {@code raw_encoding} set to {@link
  * #ERASED_ENCODING}. Rows are column name to value, as {@link DeltaLakeCompaction#toRow} reads them
  * (top-level strings as UTF-8 bytes). Applying it to a row it already erased changes nothing.
  */
@@ -54,7 +54,8 @@ final class ErasedRows {
    * @param valuesCleared difference values (source or target) set to null
    * @param naturalId the id the row was changed for, {@code null} when unchanged
    */
-  record RowAfterErasure(Map<String, Object> row, boolean changed, long valuesCleared, String naturalId) {
+  record RowAfterErasure(
+      Map<String, Object> row, boolean changed, long valuesCleared, String naturalId) {
     static RowAfterErasure unchanged(Map<String, Object> row) {
       return new RowAfterErasure(row, false, 0, null);
     }
@@ -96,7 +97,9 @@ final class ErasedRows {
     return switch (table) {
       case WarehouseTables.RAW_EVENTS, WarehouseTables.LATE_EVENTS -> {
         String id = text(row.get(PayloadReader.NATURAL_ID));
-        yield ids.contains(id) ? new RowAfterErasure(null, true, 0, id) : RowAfterErasure.unchanged(row);
+        yield ids.contains(id)
+            ? new RowAfterErasure(null, true, 0, id)
+            : RowAfterErasure.unchanged(row);
       }
       case WarehouseTables.DELTAS -> deltas(row);
       case WarehouseTables.DEAD_LETTERS -> deadLetter(row);

@@ -29,9 +29,9 @@ import org.joda.time.Instant;
  * and swapped in one commit per table through Delta Kernel ({@code remove} + {@code add}, {@code
  * dataChange=true}). The old files stay on storage until a vacuum.
  *
- * <p>A concurrent commit that removed one of the same files first (a compaction, retention, a
- * Spark {@code DELETE}) makes Kernel refuse the commit; the table is then planned again from the
- * new snapshot, so the erasure covers the rewritten files too and no commit is lost. Rows appended
+ * <p>A concurrent commit that removed one of the same files first (a compaction, retention, a Spark
+ * {@code DELETE}) makes Kernel refuse the commit; the table is then planned again from the new
+ * snapshot, so the erasure covers the rewritten files too and no commit is lost. Rows appended
  * meanwhile are new data, which a later erasure covers.
  *
  * <p>A file with a deletion vector (rows another engine deleted) is rewritten without the rows the
@@ -87,14 +87,7 @@ final class Erasure {
             DeltaLakeCommitter.commitRewrite(engine, root, snapshot, inputs, outputs, true);
         RowKeys.removeSidecarsOfRun(withStore, root, sidecarRun);
         return new ForgetResult(
-            table,
-            removed,
-            cleared,
-            inputs.size(),
-            outputs.size(),
-            version,
-            conflicts,
-            erasedIds);
+            table, removed, cleared, inputs.size(), outputs.size(), version, conflicts, erasedIds);
       } catch (ConcurrentWriteException e) {
         // A file this commit removes was removed first by another commit: plan again from the
         // snapshot that commit made, so its files are erased too.
@@ -212,9 +205,18 @@ final class Erasure {
       if ((expected >= 0 && read != expected) || written != kept) {
         deleteQuietly(conf, root, files);
         throw new IllegalStateException(
-            "erasure of " + layout.name + " read " + read + " rows from " + f.getPath()
-                + (expected >= 0 ? " (its stats count " + expected + ")" : "") + " and wrote "
-                + written + " for " + kept + " kept; nothing committed");
+            "erasure of "
+                + layout.name
+                + " read "
+                + read
+                + " rows from "
+                + f.getPath()
+                + (expected >= 0 ? " (its stats count " + expected + ")" : "")
+                + " and wrote "
+                + written
+                + " for "
+                + kept
+                + " kept; nothing committed");
       }
       return new Rewritten(files, removed, cleared, naturalIds);
     }

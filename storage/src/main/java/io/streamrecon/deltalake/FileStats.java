@@ -1,10 +1,9 @@
 package io.streamrecon.deltalake;
 
-import io.streamrecon.json.CanonicalJson;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamrecon.json.CanonicalJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -27,7 +26,8 @@ final class FileStats {
   static final int STRING_PREFIX_CODE_POINTS = 32;
 
   /** Largest code point: appended to a truncated max so that it stays an upper bound. */
-  private static final String MAX_CODE_POINT = new String(Character.toChars(Character.MAX_CODE_POINT));
+  private static final String MAX_CODE_POINT =
+      new String(Character.toChars(Character.MAX_CODE_POINT));
 
   /** Delta's stats timestamp format (UTC, millisecond precision). */
   static final DateTimeFormatter TIMESTAMP_FORMAT =
@@ -42,8 +42,7 @@ final class FileStats {
   private long numRecords;
 
   FileStats(TableLayout<?> layout) {
-    this.columns =
-        layout.dataColumns().stream().filter(c -> c.stats && c.isLeaf()).toList();
+    this.columns = layout.dataColumns().stream().filter(c -> c.stats && c.isLeaf()).toList();
     this.min = new Object[columns.size()];
     this.max = new Object[columns.size()];
     this.nullCount = new long[columns.size()];

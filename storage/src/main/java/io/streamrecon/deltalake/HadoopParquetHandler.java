@@ -67,9 +67,9 @@ import org.apache.parquet.schema.Types;
  * own code). Rows go through Parquet's example {@link Group} model into Kernel rows: checkpoints
  * hold one row per live file, so row-at-a-time conversion is cheap next to the file reads.
  *
- * <p>Reads give every requested column that the file lacks as null, and the row index for
- * Kernel's row-index metadata column. The predicate is a hint Kernel applies again; it is not
- * used. Writing data files through Kernel is not supported: streamrecon writes its own.
+ * <p>Reads give every requested column that the file lacks as null, and the row index for Kernel's
+ * row-index metadata column. The predicate is a hint Kernel applies again; it is not used. Writing
+ * data files through Kernel is not supported: streamrecon writes its own.
  */
 final class HadoopParquetHandler implements ParquetHandler {
   private static final int BATCH_ROWS = 1024;

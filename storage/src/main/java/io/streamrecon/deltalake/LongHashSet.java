@@ -1,9 +1,9 @@
 package io.streamrecon.deltalake;
 
 /**
- * A set of 64-bit fingerprints in one open-addressing array (16 bytes per entry at most), for
- * the committer's check "was a row with this identity stored before?" over many rows. The values
- * are already well mixed ({@link RowKeys#fingerprint}), so their low bits are the slot.
+ * A set of 64-bit fingerprints in one open-addressing array (16 bytes per entry at most), for the
+ * committer's check "was a row with this identity stored before?" over many rows. The values are
+ * already well mixed ({@link RowKeys#fingerprint}), so their low bits are the slot.
  */
 final class LongHashSet {
   private static final long EMPTY = 0L;

@@ -4,13 +4,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Reads a Parquet timestamp as epoch milliseconds, whoever wrote the file: streamrecon's INT64
- * micros, other writers' INT64 millis or nanos, or Spark's legacy INT96 (should another engine
- * have rewritten the files).
+ * micros, other writers' INT64 millis or nanos, or Spark's legacy INT96 (should another engine have
+ * rewritten the files).
  */
 public final class ParquetTimestamps {
   /** The Julian day number of 1970-01-01, the epoch of INT96's day count. */

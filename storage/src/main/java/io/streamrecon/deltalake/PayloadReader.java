@@ -52,8 +52,8 @@ import org.apache.parquet.schema.MessageType;
  * longer live (rewritten by OPTIMIZE, compaction or a {@code DELETE}, removed by VACUUM or
  * retention) or whose row a deletion vector deletes is resolved by its fallback key (side, natural
  * id, hash) among the live rows, opening only the files whose partition and natural_id stats admit
- * the key; one that finds no row is deleted (docs/design.md#tables-and-pointers). A file's
- * deletion vector is loaded once per read, and only for files that have one.
+ * the key; one that finds no row is deleted (docs/design.md#tables-and-pointers). A file's deletion
+ * vector is loaded once per read, and only for files that have one.
  */
 public final class PayloadReader {
 
@@ -94,12 +94,13 @@ public final class PayloadReader {
    * Payload bytes of every pointer whose row is in the table's latest snapshot. A pointer is left
    * out of the result when its row is gone: deleted by a deletion vector, or its file removed
    * (rewritten by a {@code DELETE}, OPTIMIZE or compaction, or dropped by retention) and no live
-   * row has its fallback key. Such a pointer answers "deleted", and the listener hears of it;
-   * never another row's payload. A file that exists but cannot be read throws, and so does a
-   * pointer into a live file missing from storage whose key finds no other row: the log says the
-   * row is there, so that is a damaged table, not a delete.
+   * row has its fallback key. Such a pointer answers "deleted", and the listener hears of it; never
+   * another row's payload. A file that exists but cannot be read throws, and so does a pointer into
+   * a live file missing from storage whose key finds no other row: the log says the row is there,
+   * so that is a damaged table, not a delete.
    */
-  public Map<Pointer, byte[]> read(Iterable<Pointer> pointers, Listener listener) throws IOException {
+  public Map<Pointer, byte[]> read(Iterable<Pointer> pointers, Listener listener)
+      throws IOException {
     Map<String, NavigableMap<Long, List<Pointer>>> byFile = new TreeMap<>();
     for (Pointer p : pointers) {
       byFile
@@ -238,7 +239,8 @@ public final class PayloadReader {
           for (long i = 0; i < pages.getRowCount(); i++) {
             long row = blockStart + rowIndexes.nextLong();
             List<Pointer> ps = inBlock.get(row);
-            if (ps != null && values.getCurrentDefinitionLevel() == column.getMaxDefinitionLevel()) {
+            if (ps != null
+                && values.getCurrentDefinitionLevel() == column.getMaxDefinitionLevel()) {
               byte[] payload = values.getBinary().getBytes();
               for (Pointer p : ps) {
                 result.put(p, payload);
@@ -293,8 +295,7 @@ public final class PayloadReader {
       }
       pages.add(page);
     }
-    return RowRanges.create(
-        count, pages.stream().mapToInt(Integer::intValue).iterator(), index);
+    return RowRanges.create(count, pages.stream().mapToInt(Integer::intValue).iterator(), index);
   }
 
   /**
@@ -401,8 +402,7 @@ public final class PayloadReader {
     }
     long rows = 0;
     try (ParquetReader<Group> reader =
-        DataFileFormat.reader(
-                new KeyAndPayloadReadSupport(), HadoopInputFile.fromPath(path, conf))
+        DataFileFormat.reader(new KeyAndPayloadReadSupport(), HadoopInputFile.fromPath(path, conf))
             .withFilter(FilterCompat.get(filter))
             .build()) {
       listener.fileOpened();
@@ -425,8 +425,8 @@ public final class PayloadReader {
   }
 
   /**
-   * Reads natural_id, sha256 and payload only, typed as the file declares them (another writer,
-   * an OPTIMIZE by Spark for instance, may have made them optional).
+   * Reads natural_id, sha256 and payload only, typed as the file declares them (another writer, an
+   * OPTIMIZE by Spark for instance, may have made them optional).
    */
   private static final class KeyAndPayloadReadSupport extends GroupReadSupport {
     @Override
@@ -434,7 +434,10 @@ public final class PayloadReader {
       MessageType file = context.getFileSchema();
       return new ReadContext(
           new MessageType(
-              file.getName(), file.getType(NATURAL_ID), file.getType(SHA256), file.getType(PAYLOAD)));
+              file.getName(),
+              file.getType(NATURAL_ID),
+              file.getType(SHA256),
+              file.getType(PAYLOAD)));
     }
   }
 

@@ -54,7 +54,8 @@ final class RawEventRetention {
               + (minimum.getStandardHours() + 1)
               + "h (pass the job's --timeout and --allowedLateness)");
     }
-    // A partition goes when its last instant, the start of the next day, is at or before the cutoff.
+    // A partition goes when its last instant, the start of the next day, is at or before the
+    // cutoff.
     LocalDate cutoff =
         java.time.Instant.ofEpochMilli(now.getMillis() - retain.getMillis())
             .atZone(ZoneOffset.UTC)

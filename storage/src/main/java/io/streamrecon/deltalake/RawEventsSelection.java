@@ -20,8 +20,8 @@ import org.joda.time.Instant;
 /**
  * Which stored events a {@code ReadRawEvents} selects: runs, a half-open event-time window and
  * natural ids, each optional, all of them together. Decides which data files can hold a selected
- * row (by the {@code event_date} partition and the files' min/max statistics, which never exclude
- * a file they cannot vouch for) and which rows are selected.
+ * row (by the {@code event_date} partition and the files' min/max statistics, which never exclude a
+ * file they cannot vouch for) and which rows are selected.
  */
 public final class RawEventsSelection implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -30,7 +30,8 @@ public final class RawEventsSelection implements Serializable {
   public static final String EVENT_TIME = "event_time";
   static final String EVENT_DATE = "event_date";
 
-  public static final RawEventsSelection ALL = new RawEventsSelection(List.of(), List.of(), null, null);
+  public static final RawEventsSelection ALL =
+      new RawEventsSelection(List.of(), List.of(), null, null);
 
   private final List<String> runIds;
   private final List<String> naturalIds;

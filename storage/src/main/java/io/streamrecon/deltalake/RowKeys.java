@@ -27,9 +27,9 @@ import org.apache.hadoop.fs.Path;
  * path instead. A batch run commits its whole input in one pane, and runners hold a grouped pane
  * (and the commit's outputs for it) in memory at once: carried inline, every row's keys of the run
  * were live together (the 1M-record Spark batch's largest live heap). The directory starts with
- * {@code _}, so Delta readers and VACUUM leave it alone; a bounded run removes its own sidecars when
- * it ends ({@link #removeSidecarsOfRun}), and {@code DeltaLakeMaintenance.vacuum} removes any older
- * than its retention (a streaming run's, or a failed run's).
+ * {@code _}, so Delta readers and VACUUM leave it alone; a bounded run removes its own sidecars
+ * when it ends ({@link #removeSidecarsOfRun}), and {@code DeltaLakeMaintenance.vacuum} removes any
+ * older than its retention (a streaming run's, or a failed run's).
  */
 public final class RowKeys {
   private RowKeys() {}
@@ -51,8 +51,8 @@ public final class RowKeys {
 
   /**
    * Reads the keys ({@code inline}, or the sidecar's content when {@code sidecar} is not empty) one
-   * row at a time: a batch run's file has some 100,000 rows, whose decoded keys (tens of MB
-   * for a raw_events file) need never be live at once.
+   * row at a time: a batch run's file has some 100,000 rows, whose decoded keys (tens of MB for a
+   * raw_events file) need never be live at once.
    */
   static Reader reader(byte[] inline, String sidecar, Configuration conf, Path tableRoot)
       throws IOException {

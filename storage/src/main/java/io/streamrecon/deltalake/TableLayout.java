@@ -28,8 +28,8 @@ import org.apache.parquet.schema.Type.Repetition;
 import org.apache.parquet.schema.Types;
 
 /**
- * The shape of one Delta Lake table: its columns in schema order (partition columns included),
- * from which the Delta schema, the Parquet file schema (partition columns excluded, as the Delta
+ * The shape of one Delta Lake table: its columns in schema order (partition columns included), from
+ * which the Delta schema, the Parquet file schema (partition columns excluded, as the Delta
  * protocol wants) and the partition directory of a row are derived.
  *
  * @param <T> the record type one row is made from
@@ -37,8 +37,8 @@ import org.apache.parquet.schema.Types;
 public final class TableLayout<T> {
 
   /**
-   * Writes the per-row metadata that a pointer needs once the file is committed (raw events
-   * only), so that the committer never has to read the data file back.
+   * Writes the per-row metadata that a pointer needs once the file is committed (raw events only),
+   * so that the committer never has to read the data file back.
    */
   @FunctionalInterface
   interface RowKeyEncoder<T> {
@@ -70,7 +70,8 @@ public final class TableLayout<T> {
     for (String c : identityColumns) {
       ColumnSpec spec = column(c);
       if (!spec.isLeaf()) {
-        throw new IllegalArgumentException("identity column " + c + " of " + name + " is not a leaf");
+        throw new IllegalArgumentException(
+            "identity column " + c + " of " + name + " is not a leaf");
       }
       id.add(spec);
     }

@@ -31,7 +31,9 @@ public final class TableLayouts {
   /** Value of {@code raw_encoding} when {@code raw} holds the bytes as UTF-8 text. */
   static final String RAW_UTF8 = "utf-8";
 
-  /** Value of {@code raw_encoding} when the bytes were not valid UTF-8 and {@code raw} is base64. */
+  /**
+   * Value of {@code raw_encoding} when the bytes were not valid UTF-8 and {@code raw} is base64.
+   */
   public static final String RAW_BASE64 = "base64";
 
   public static final TableLayout<Event> RAW_EVENTS =
@@ -43,8 +45,7 @@ public final class TableLayouts {
               ColumnSpec.of("natural_id", STRING, (r, c) -> ((Event) r).naturalId())
                   .withStats()
                   .withBloomFilter(),
-              ColumnSpec.of("event_time", TIMESTAMP, (r, c) -> ((Event) r).eventTime())
-                  .withStats(),
+              ColumnSpec.of("event_time", TIMESTAMP, (r, c) -> ((Event) r).eventTime()).withStats(),
               ColumnSpec.of("event_date", DATE, (r, c) -> utcDate(((Event) r).eventTime()))
                   .partition(),
               ColumnSpec.of("sha256", STRING, (r, c) -> ((Event) r).sha256())
@@ -111,15 +112,11 @@ public final class TableLayouts {
                   .withStats()
                   .noDictionary(),
               ColumnSpec.of(
-                      "source_event_time",
-                      TIMESTAMP,
-                      (r, c) -> ((DeltaRecord) r).sourceEventTime())
+                      "source_event_time", TIMESTAMP, (r, c) -> ((DeltaRecord) r).sourceEventTime())
                   .nullable()
                   .withStats(),
               ColumnSpec.of(
-                      "target_event_time",
-                      TIMESTAMP,
-                      (r, c) -> ((DeltaRecord) r).targetEventTime())
+                      "target_event_time", TIMESTAMP, (r, c) -> ((DeltaRecord) r).targetEventTime())
                   .nullable()
                   .withStats(),
               ColumnSpec.struct(

@@ -81,8 +81,7 @@ public final class VerdictScan {
       DeletedRows deleted = snapshot.deletedRows(f);
       try (ParquetReader<Group> reader =
           DataFileFormat.reader(
-                  new ProjectingReadSupport(COLUMNS),
-                  HadoopInputFile.fromPath(path, conf))
+                  new ProjectingReadSupport(COLUMNS), HadoopInputFile.fromPath(path, conf))
               .withFilter(runs.parquetFilter())
               .build()) {
         for (Group g = reader.read(); g != null; g = reader.read()) {

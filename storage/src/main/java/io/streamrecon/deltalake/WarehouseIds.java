@@ -3,14 +3,14 @@ package io.streamrecon.deltalake;
 import java.util.regex.Pattern;
 
 /**
- * The one form of an id that names a file or folder in a warehouse: a run id (its row key
- * sidecars, {@code <table>/_streamrecon_row_keys/<runId>}), a replay id ({@code
- * _replays/<replayId>.json}), a job name ({@code _checkpoints/<jobName>}), a rules id ({@code
- * _rules/<rulesId>.json}), an erasure id ({@code _erasures/<erasureId>.json}). Such an id must
- * stay one path segment below its folder whatever the file system does with it: {@code .} and
- * {@code ..} resolve to the folder and its parent, {@code /} makes a deeper path, and {@code :}
- * makes Hadoop read a URI scheme. The ids the commands generate ({@code run-20261204T210000Z-1a2b3c},
- * {@code replay-...}, {@code erasure-...}, {@code streamrecon-<hex>}, a SHA-256) all have this form.
+ * The one form of an id that names a file or folder in a warehouse: a run id (its row key sidecars,
+ * {@code <table>/_streamrecon_row_keys/<runId>}), a replay id ({@code _replays/<replayId>.json}), a
+ * job name ({@code _checkpoints/<jobName>}), a rules id ({@code _rules/<rulesId>.json}), an erasure
+ * id ({@code _erasures/<erasureId>.json}). Such an id must stay one path segment below its folder
+ * whatever the file system does with it: {@code .} and {@code ..} resolve to the folder and its
+ * parent, {@code /} makes a deeper path, and {@code :} makes Hadoop read a URI scheme. The ids the
+ * commands generate ({@code run-20261204T210000Z-1a2b3c}, {@code replay-...}, {@code erasure-...},
+ * {@code streamrecon-<hex>}, a SHA-256) all have this form.
  */
 public final class WarehouseIds {
   private WarehouseIds() {}

@@ -27,15 +27,17 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
  * from, anything streamrecon did not write (docs/operations.md#the-warehouse).
  *
  * <p>A warehouse is recognised by its marker file, {@value #MARKER}, which a run writes when it
- * creates the warehouse (or finds it empty). A warehouse of an earlier release has no marker; it
- * is recognised by its tables, and a run writes the marker then. A table is streamrecon's when its
+ * creates the warehouse (or finds it empty). A warehouse of an earlier release has no marker; it is
+ * recognised by its tables, and a run writes the marker then. A table is streamrecon's when its
  * Delta log holds a commit of ours (engine info naming streamrecon, a transaction app id {@code
  * streamrecon/...}, or the {@code streamrecon <table>} description of the first releases), or,
  * before its first commit, when every data file in it is a Parquet file our writer marked with the
  * table's name ({@code streamrecon.table} in the footer).
  */
 public final class WarehouseOwnership {
-  /** The marker file at the warehouse's root; Delta readers ignore names starting with {@code _}. */
+  /**
+   * The marker file at the warehouse's root; Delta readers ignore names starting with {@code _}.
+   */
   public static final String MARKER = "_streamrecon_warehouse";
 
   private static final String DELTA_LOG = "_delta_log";
@@ -56,7 +58,9 @@ public final class WarehouseOwnership {
     if (fs.exists(root)) {
       if (!fs.getFileStatus(root).isDirectory()) {
         throw new IllegalArgumentException(
-            "--warehouse=" + warehouse + " is a file: give a directory (new, empty or a warehouse)");
+            "--warehouse="
+                + warehouse
+                + " is a file: give a directory (new, empty or a warehouse)");
       }
       if (fs.exists(new Path(root, MARKER))) {
         requireOwnTables(conf, warehouse, WarehouseTables.TABLES);

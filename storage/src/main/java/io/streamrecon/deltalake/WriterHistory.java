@@ -10,10 +10,10 @@ import io.delta.kernel.internal.util.VectorUtils;
 import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.EnumSet;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -39,15 +39,15 @@ import org.slf4j.LoggerFactory;
  * so that the committer recognises a replayed row and points at the stored copy instead of storing
  * it again.
  *
- * <p><b>The bound.</b> Only the writer's last {@value #MAX_COMMITS} commits within the table's
- * last {@value #MAX_VERSIONS} versions are kept. A runner replays input only from its last
- * completed checkpoint (Flink: every {@code --checkpointingInterval}; Spark: the micro-batches
- * after the last checkpointed one), and the writer commits at most once per commit interval, so a
- * replay reaches back a few of the writer's commits (checkpoint interval / commit interval, plus
- * the batches in flight), far below the bound. Memory is 8 to 16 bytes per row of the window;
- * time per commit is one hash probe per row, plus reading the log versions committed since the
- * last commit. A fresh instance (after a restart) reads the window's log versions and the identity
- * columns of the window's files once.
+ * <p><b>The bound.</b> Only the writer's last {@value #MAX_COMMITS} commits within the table's last
+ * {@value #MAX_VERSIONS} versions are kept. A runner replays input only from its last completed
+ * checkpoint (Flink: every {@code --checkpointingInterval}; Spark: the micro-batches after the last
+ * checkpointed one), and the writer commits at most once per commit interval, so a replay reaches
+ * back a few of the writer's commits (checkpoint interval / commit interval, plus the batches in
+ * flight), far below the bound. Memory is 8 to 16 bytes per row of the window; time per commit is
+ * one hash probe per row, plus reading the log versions committed since the last commit. A fresh
+ * instance (after a restart) reads the window's log versions and the identity columns of the
+ * window's files once.
  *
  * <p>Not thread-safe; one per committer and app id.
  */
@@ -313,8 +313,8 @@ final class WriterHistory {
   }
 
   /**
-   * The identity of every row of a stored file, to row index, reading only the identity columns.
-   * A file that cannot be read (compacted away and vacuumed) contributes nothing.
+   * The identity of every row of a stored file, to row index, reading only the identity columns. A
+   * file that cannot be read (compacted away and vacuumed) contributes nothing.
    */
   Map<String, Long> readIdentities(String path, Map<String, String> partitionValues) {
     Map<String, Long> rows = new HashMap<>();
@@ -326,10 +326,12 @@ final class WriterHistory {
       }
     }
     Configuration projected = new Configuration(conf);
-    projected.set(ReadSupport.PARQUET_READ_SCHEMA, new MessageType(full.getName(), fields).toString());
+    projected.set(
+        ReadSupport.PARQUET_READ_SCHEMA, new MessageType(full.getName(), fields).toString());
     try (ParquetReader<Group> reader =
         DataFileFormat.reader(
-                new GroupReadSupport(), HadoopInputFile.fromPath(new Path(tableRoot, path), projected))
+                new GroupReadSupport(),
+                HadoopInputFile.fromPath(new Path(tableRoot, path), projected))
             .build()) {
       long index = 0;
       for (Group g = reader.read(); g != null; g = reader.read(), index++) {

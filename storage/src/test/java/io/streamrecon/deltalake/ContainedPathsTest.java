@@ -15,8 +15,8 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * A recursive delete reaches only below the folder it was meant for: a child that normalises to
- * the folder, its parent or a sibling is refused with both paths named, and nothing is deleted.
+ * A recursive delete reaches only below the folder it was meant for: a child that normalises to the
+ * folder, its parent or a sibling is refused with both paths named, and nothing is deleted.
  */
 public class ContainedPathsTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -48,7 +48,9 @@ public class ContainedPathsTest {
     assertTrue(ContainedPaths.deleteRecursively(fs, sidecars, new Path(sidecars, "run-1")));
     assertFalse(Files.exists(run));
     assertTrue(Files.isDirectory(run.getParent()));
-    assertFalse("already gone", ContainedPaths.deleteRecursively(fs, sidecars, new Path(sidecars, "run-1")));
+    assertFalse(
+        "already gone",
+        ContainedPaths.deleteRecursively(fs, sidecars, new Path(sidecars, "run-1")));
   }
 
   @Test

@@ -33,8 +33,7 @@ public class DeltaLakeAppenderTest {
     String warehouse = tmp.getRoot().getPath();
     List<Event> first = TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0);
     List<Event> second = TestEvents.events(Side.TARGET, "b", 2, TestEvents.T0);
-    try (DeltaLakeAppender<Event> appender =
-        DeltaLakeAppender.rawEvents(conf, warehouse, "seed")) {
+    try (DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "seed")) {
       for (Event e : first) {
         appender.write(e, e.eventTime());
       }
@@ -98,8 +97,7 @@ public class DeltaLakeAppenderTest {
     String warehouse = tmp.getRoot().getPath();
     List<Event> events = TestEvents.events(Side.SOURCE, "c", 2, TestEvents.T0);
     DeltaLakeSnapshot.TableFile finished;
-    try (DeltaLakeAppender<Event> appender =
-        DeltaLakeAppender.rawEvents(conf, warehouse, "seed")) {
+    try (DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "seed")) {
       appender.write(events.get(0), events.get(0).eventTime());
       finished = appender.finishFiles().get(0);
       appender.write(events.get(1), events.get(1).eventTime());
@@ -107,7 +105,8 @@ public class DeltaLakeAppenderTest {
     java.nio.file.Path table = tmp.getRoot().toPath().resolve(WarehouseTables.RAW_EVENTS);
     try (var files = java.nio.file.Files.walk(table)) {
       List<String> parquet =
-          files.filter(p -> p.toString().endsWith(".parquet"))
+          files
+              .filter(p -> p.toString().endsWith(".parquet"))
               .map(p -> table.relativize(p).toString())
               .toList();
       assertEquals(List.of(finished.path()), parquet);
@@ -126,8 +125,7 @@ public class DeltaLakeAppenderTest {
             .startsWith("warehouse must be"));
     assertTrue(
         assertThrows(
-                IllegalArgumentException.class,
-                () -> DeltaLakeAppender.deltas(conf, warehouse, ""))
+                IllegalArgumentException.class, () -> DeltaLakeAppender.deltas(conf, warehouse, ""))
             .getMessage()
             .startsWith("runId must be 1 to"));
     DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "seed");

@@ -85,8 +85,10 @@ public class DeltaLakeCommitterTest {
     for (DataFile f : files) {
       AddFile add = byPath.get(f.path());
       assertThat(f.path(), add.getPath(), equalTo(f.path()));
-      assertThat(add.getPath(), org.hamcrest.Matchers.matchesPattern(
-          "side=(SOURCE|TARGET)/event_date=2024-03-01/part-[0-9a-f-]{36}\\.snappy\\.parquet"));
+      assertThat(
+          add.getPath(),
+          org.hamcrest.Matchers.matchesPattern(
+              "side=(SOURCE|TARGET)/event_date=2024-03-01/part-[0-9a-f-]{36}\\.snappy\\.parquet"));
       JsonNode stats = FileStats.JSON.readTree(add.getStats());
       assertEquals(f.numRecords(), stats.get("numRecords").asLong());
       assertTrue(stats.get("minValues").has("natural_id"));
@@ -113,7 +115,8 @@ public class DeltaLakeCommitterTest {
     assertNotSame(
         committer, DeltaLakeCommitter.shared(tmp.newFolder().getPath(), TableLayouts.RAW_EVENTS));
 
-    committer.commit("app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0)));
+    committer.commit(
+        "app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0)));
     assertEquals(
         Set.of("app"),
         DeltaLakeCommitter.shared(warehouse, TableLayouts.RAW_EVENTS).writersRemembered());
@@ -128,8 +131,10 @@ public class DeltaLakeCommitterTest {
     // A replay: the committer recognises the rows, and keeps the stored file's rows verified.
     assertEquals(5, committer.commit("app", 0, writeFiles(warehouse, events)).recognised().size());
 
-    org.apache.commons.io.FileUtils.deleteDirectory(tmp.getRoot().toPath().resolve("raw_events").toFile());
-    DeltaLakeCommitter.CommitResult again = committer.commit("app", 0, writeFiles(warehouse, events));
+    org.apache.commons.io.FileUtils.deleteDirectory(
+        tmp.getRoot().toPath().resolve("raw_events").toFile());
+    DeltaLakeCommitter.CommitResult again =
+        committer.commit("app", 0, writeFiles(warehouse, events));
     assertFalse(again.alreadyCommitted());
     assertEquals(0, again.recognised().size());
     assertEquals(5, DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
@@ -138,7 +143,8 @@ public class DeltaLakeCommitterTest {
   @Test
   public void committingTheSameBatchTwiceAddsItOnce() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    List<DataFile> files = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0));
+    List<DataFile> files =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0));
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
     DeltaLakeCommitter.CommitResult first = committer.commit("app", 7, files);
     // A retried commit, through a new committer as after a worker restart.
@@ -153,7 +159,8 @@ public class DeltaLakeCommitterTest {
     assertEquals(5, DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
 
     // The next batch of the same writer is committed normally.
-    List<DataFile> next = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0));
+    List<DataFile> next =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0));
     DeltaLakeCommitter.CommitResult third = committer.commit("app", 8, next);
     assertFalse(third.alreadyCommitted());
     assertEquals(1, third.tableVersion());
@@ -161,15 +168,16 @@ public class DeltaLakeCommitterTest {
   }
 
   @Test
-  public void aWindowsLastPaneLeavesNoHistoryBehindAndItsRetryIsStillRecognised()
-      throws Exception {
+  public void aWindowsLastPaneLeavesNoHistoryBehindAndItsRetryIsStillRecognised() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    List<DataFile> early = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
+    List<DataFile> early =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
     committer.commit("app", 0, early, false);
     assertEquals(Set.of("app"), committer.writersRemembered());
 
-    List<DataFile> last = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 4, TestEvents.T0));
+    List<DataFile> last =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 4, TestEvents.T0));
     DeltaLakeCommitter.CommitResult committed = committer.commit("app", 1, last, true);
     assertFalse(committed.alreadyCommitted());
     // A batch run's single pane: its rows are not kept in memory after the commit.
@@ -188,10 +196,14 @@ public class DeltaLakeCommitterTest {
   public void anOlderBatchReplayedAfterLaterCommitsIsFoundAndSkipped() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    List<DataFile> first = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0));
+    List<DataFile> first =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0));
     committer.commit("app", 0, first);
     for (int i = 1; i <= 20; i++) {
-      committer.commit("app", i, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "x" + i, 1, TestEvents.T0)));
+      committer.commit(
+          "app",
+          i,
+          writeFiles(warehouse, TestEvents.events(Side.SOURCE, "x" + i, 1, TestEvents.T0)));
     }
     DeltaLakeCommitter.CommitResult replay = committer.commit("app", 0, first);
     assertTrue(replay.alreadyCommitted());
@@ -204,8 +216,10 @@ public class DeltaLakeCommitterTest {
   public void aReusedPaneIndexWithOtherRowsCommitsThemInsteadOfDroppingThem() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    committer.commit("app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0)));
-    List<DataFile> other = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 3, TestEvents.T0));
+    committer.commit(
+        "app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 2, TestEvents.T0)));
+    List<DataFile> other =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "b", 3, TestEvents.T0));
     DeltaLakeCommitter.CommitResult outcome = committer.commit("app", 0, other);
     assertFalse(outcome.alreadyCommitted());
     assertEquals(3, outcome.committedRows());
@@ -213,9 +227,9 @@ public class DeltaLakeCommitterTest {
   }
 
   /**
-   * Spark may recompose a replayed micro-batch: the same pane index, other files, rows that
-   * overlap the first attempt's. Each Kafka record must be stored once and every recognised copy
-   * must point at the stored row; a restarted committer (new instance) must know this.
+   * Spark may recompose a replayed micro-batch: the same pane index, other files, rows that overlap
+   * the first attempt's. Each Kafka record must be stored once and every recognised copy must point
+   * at the stored row; a restarted committer (new instance) must know this.
    */
   @Test
   public void aReplayedPaneRecomposedWithOtherRowsStoresEachRecordOnce() throws Exception {
@@ -239,11 +253,14 @@ public class DeltaLakeCommitterTest {
     assertFalse(outcome.alreadyCommitted());
     assertEquals(18, outcome.recognised().size()); // 10..24 and 30..32
     assertEquals(12, outcome.committedRows()); // 25..29 and 33..39
-    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    List<Map<String, Object>> rows =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     assertEquals(40, rows.size());
     Set<Long> offsets = new HashSet<>();
     for (Map<String, Object> row : rows) {
-      assertTrue("stored twice: " + row.get("origin_offset"), offsets.add((Long) row.get("origin_offset")));
+      assertTrue(
+          "stored twice: " + row.get("origin_offset"),
+          offsets.add((Long) row.get("origin_offset")));
     }
     // A file with copies was rewritten: the committed file is not one the replay wrote.
     Set<String> replayPaths = new HashSet<>();
@@ -260,7 +277,12 @@ public class DeltaLakeCommitterTest {
               r.storedAt().path(),
               r.storedAt().rowIndex());
       assertEquals(stored.tableVersion(), ref.pointer().tableVersion());
-      Map<String, Object> at = rowAt(warehouse, ref.pointer().naturalId(), ref.pointer().dataFile(), ref.pointer().rowIndex());
+      Map<String, Object> at =
+          rowAt(
+              warehouse,
+              ref.pointer().naturalId(),
+              ref.pointer().dataFile(),
+              ref.pointer().rowIndex());
       assertEquals(ref.naturalId(), at.get("natural_id"));
       assertEquals(ref.sha256(), at.get("sha256"));
     }
@@ -286,7 +308,8 @@ public class DeltaLakeCommitterTest {
     // New rows point into the committed (rewritten) files, rows in order.
     for (DataFile f : outcome.committed()) {
       for (io.streamrecon.model.EventRef ref : CommittedRows.eventRefs(f, outcome.tableVersion())) {
-        Map<String, Object> at = rowAt(warehouse, ref.naturalId(), ref.pointer().dataFile(), ref.pointer().rowIndex());
+        Map<String, Object> at =
+            rowAt(warehouse, ref.naturalId(), ref.pointer().dataFile(), ref.pointer().rowIndex());
         assertEquals(ref.sha256(), at.get("sha256"));
       }
     }
@@ -309,7 +332,8 @@ public class DeltaLakeCommitterTest {
     List<Event> doubled = new ArrayList<>(events);
     doubled.addAll(events.subList(1, 3));
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
-    DeltaLakeCommitter.CommitResult outcome = committer.commit("app", 0, writeFiles(warehouse, doubled));
+    DeltaLakeCommitter.CommitResult outcome =
+        committer.commit("app", 0, writeFiles(warehouse, doubled));
     assertEquals(5, outcome.committedRows());
     assertEquals(2, outcome.recognised().size());
     for (DeltaLakeCommitter.Recognised r : outcome.recognised()) {
@@ -327,9 +351,11 @@ public class DeltaLakeCommitterTest {
     // re-reading a topic from the start appends, as a re-run of the same files does.
     String warehouse = tmp.getRoot().getPath();
     List<Event> events = TestEvents.events(Side.SOURCE, "w", 4, TestEvents.T0);
-    new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("job-1", 0, writeFiles(warehouse, events));
+    new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS)
+        .commit("job-1", 0, writeFiles(warehouse, events));
     DeltaLakeCommitter.CommitResult other =
-        new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("job-2", 0, writeFiles(warehouse, events));
+        new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS)
+            .commit("job-2", 0, writeFiles(warehouse, events));
     assertEquals(4, other.committedRows());
     assertEquals(8, DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
   }
@@ -350,11 +376,12 @@ public class DeltaLakeCommitterTest {
     assertEquals(2, replay.committedRows());
     List<io.streamrecon.model.DeltaRecord> stored = DeltaLakeTables.readDeltas(warehouse);
     assertEquals(6, stored.size());
-    assertEquals(6, stored.stream().map(io.streamrecon.model.DeltaRecord::verdictId).distinct().count());
+    assertEquals(
+        6, stored.stream().map(io.streamrecon.model.DeltaRecord::verdictId).distinct().count());
   }
 
-  private List<DataFile> writeDeltas(String warehouse, List<io.streamrecon.model.DeltaRecord> records)
-      throws Exception {
+  private List<DataFile> writeDeltas(
+      String warehouse, List<io.streamrecon.model.DeltaRecord> records) throws Exception {
     try (DataFileWriter<io.streamrecon.model.DeltaRecord> writer =
         new DataFileWriter<>(
             conf,
@@ -379,13 +406,20 @@ public class DeltaLakeCommitterTest {
         null,
         TestEvents.T0,
         null,
-        new io.streamrecon.model.Pointer(0, "side=SOURCE/x.parquet", 0, Side.SOURCE, naturalId, TestEvents.sha256(("h" + naturalId).getBytes(StandardCharsets.UTF_8))),
+        new io.streamrecon.model.Pointer(
+            0,
+            "side=SOURCE/x.parquet",
+            0,
+            Side.SOURCE,
+            naturalId,
+            TestEvents.sha256(("h" + naturalId).getBytes(StandardCharsets.UTF_8))),
         null,
         TestEvents.T0,
         "run-1");
   }
 
-  private static Map<String, Object> rowAt(String warehouse, String naturalId, String dataFile, long rowIndex) {
+  private static Map<String, Object> rowAt(
+      String warehouse, String naturalId, String dataFile, long rowIndex) {
     for (Map<String, Object> row : DeltaLakeTables.findRawEvents(warehouse, naturalId)) {
       if (row.get(DeltaLakeTables.DATA_FILE).equals(dataFile)
           && ((Long) row.get(DeltaLakeTables.ROW_INDEX)) == rowIndex) {
@@ -412,7 +446,14 @@ public class DeltaLakeCommitterTest {
     for (int w = 0; w < writers; w++) {
       List<List<DataFile>> mine = new ArrayList<>();
       for (int i = 0; i < batches; i++) {
-        mine.add(writeFiles(warehouse, TestEvents.events(w % 2 == 0 ? Side.SOURCE : Side.TARGET, "w" + w + "b" + i, rowsPerBatch, TestEvents.T0)));
+        mine.add(
+            writeFiles(
+                warehouse,
+                TestEvents.events(
+                    w % 2 == 0 ? Side.SOURCE : Side.TARGET,
+                    "w" + w + "b" + i,
+                    rowsPerBatch,
+                    TestEvents.T0)));
       }
       work.add(mine);
     }
@@ -445,13 +486,15 @@ public class DeltaLakeCommitterTest {
     } finally {
       pool.shutdownNow();
     }
-    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    List<Map<String, Object>> rows =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     Set<String> ids = new HashSet<>();
     for (Map<String, Object> row : rows) {
       assertTrue("duplicate " + row.get("natural_id"), ids.add((String) row.get("natural_id")));
     }
     assertEquals(writers * batches * rowsPerBatch, rows.size());
-    assertEquals(writers * batches - 1, DeltaLakeTables.tableVersion(warehouse, WarehouseTables.RAW_EVENTS));
+    assertEquals(
+        writers * batches - 1, DeltaLakeTables.tableVersion(warehouse, WarehouseTables.RAW_EVENTS));
   }
 
   @Test
@@ -465,11 +508,14 @@ public class DeltaLakeCommitterTest {
         .build(engine)
         .commit(engine, io.delta.kernel.utils.CloseableIterable.emptyIterable());
 
-    List<DataFile> files = writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 1, TestEvents.T0));
+    List<DataFile> files =
+        writeFiles(warehouse, TestEvents.events(Side.SOURCE, "a", 1, TestEvents.T0));
     IllegalStateException e =
         assertThrows(
             IllegalStateException.class,
-            () -> new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("app", 0, files));
+            () ->
+                new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS)
+                    .commit("app", 0, files));
     assertThat(e.getMessage(), containsString("incompatible schema"));
   }
 
@@ -479,7 +525,9 @@ public class DeltaLakeCommitterTest {
     DeltaLakeCommitter committer = new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS);
     for (String prefix : List.of("a", "b", "c", "d")) {
       committer.commit(
-          "app", 0, writeFiles(warehouse, TestEvents.events(Side.SOURCE, prefix, 2, TestEvents.T0)));
+          "app",
+          0,
+          writeFiles(warehouse, TestEvents.events(Side.SOURCE, prefix, 2, TestEvents.T0)));
     }
     io.delta.kernel.engine.Engine engine = committer.engine();
     org.apache.hadoop.fs.Path root = committer.tableRoot();
@@ -494,7 +542,8 @@ public class DeltaLakeCommitterTest {
           DeltaLakeCompaction.liveFiles(engine, root, snapshot);
       List<io.delta.kernel.internal.actions.AddFile> removed = current.subList(0, 2);
       List<DataFile> added =
-          writeFiles(warehouse, TestEvents.events(Side.SOURCE, "new" + dataChange, 2, TestEvents.T0));
+          writeFiles(
+              warehouse, TestEvents.events(Side.SOURCE, "new" + dataChange, 2, TestEvents.T0));
       long version =
           DeltaLakeCommitter.commitRewrite(engine, root, snapshot, removed, added, dataChange);
 

@@ -38,7 +38,9 @@ public class DeltaLakeCompactSparkTest {
             .master("local[2]")
             .appName("streamrecon-compact")
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            .config(
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.databricks.delta.snapshotPartitions", "2")
@@ -58,8 +60,14 @@ public class DeltaLakeCompactSparkTest {
 
   /** Every row, every column as text, sorted: equal lists mean equal tables. */
   private static List<String> rows() {
-    return spark.read().format("delta").load(warehouse + "/raw_events")
-        .selectExpr("to_json(struct(*)) AS row").orderBy("row").collectAsList().stream()
+    return spark
+        .read()
+        .format("delta")
+        .load(warehouse + "/raw_events")
+        .selectExpr("to_json(struct(*)) AS row")
+        .orderBy("row")
+        .collectAsList()
+        .stream()
         .map(r -> r.getString(0))
         .toList();
   }
@@ -68,8 +76,11 @@ public class DeltaLakeCompactSparkTest {
   public void sparkReadsTheSameRowsAfterCompactionAndVacuum() throws Exception {
     List<Event> events = new ArrayList<>();
     for (int c = 0; c < 6; c++) {
-      List<Event> batch = new ArrayList<>(TestEvents.events(Side.SOURCE, "s" + c, 12, TestEvents.T0));
-      batch.addAll(TestEvents.events(Side.TARGET, "t" + c, 12, TestEvents.T0.plus(Duration.standardDays(1))));
+      List<Event> batch =
+          new ArrayList<>(TestEvents.events(Side.SOURCE, "s" + c, 12, TestEvents.T0));
+      batch.addAll(
+          TestEvents.events(
+              Side.TARGET, "t" + c, 12, TestEvents.T0.plus(Duration.standardDays(1))));
       RawEventsFixture.commit(warehouse, "spark-compact", c, batch);
       events.addAll(batch);
     }
@@ -77,14 +88,22 @@ public class DeltaLakeCompactSparkTest {
     assertEquals(events.size(), before.size());
 
     DeltaLakeMaintenance.CompactResult result =
-        DeltaLakeMaintenance.compact(new Configuration(), warehouse, WarehouseTables.RAW_EVENTS, 1L << 27);
+        DeltaLakeMaintenance.compact(
+            new Configuration(), warehouse, WarehouseTables.RAW_EVENTS, 1L << 27);
     assertEquals(12, result.filesRemoved());
     assertEquals(2, result.filesAdded());
     assertEquals(before, rows());
-    assertEquals(2, spark.sql("DESCRIBE DETAIL delta.`" + warehouse + "/raw_events`").first().<Long>getAs("numFiles").longValue());
+    assertEquals(
+        2,
+        spark
+            .sql("DESCRIBE DETAIL delta.`" + warehouse + "/raw_events`")
+            .first()
+            .<Long>getAs("numFiles")
+            .longValue());
 
     List<Row> history =
-        spark.sql("DESCRIBE HISTORY delta.`" + warehouse + "/raw_events`")
+        spark
+            .sql("DESCRIBE HISTORY delta.`" + warehouse + "/raw_events`")
             .where("version >= 6")
             .select("version", "operation", "operationParameters", "userMetadata", "isBlindAppend")
             .collectAsList();
@@ -97,7 +116,9 @@ public class DeltaLakeCompactSparkTest {
     // No data change, as Delta readers (streaming sources, CDF) see it: every file action of the
     // two commits says dataChange=false.
     List<Row> actions =
-        spark.read().json(warehouse + "/raw_events/_delta_log/0000000000000000000[67].json")
+        spark
+            .read()
+            .json(warehouse + "/raw_events/_delta_log/0000000000000000000[67].json")
             .selectExpr("coalesce(add.dataChange, remove.dataChange) AS dataChange")
             .where("dataChange IS NOT NULL")
             .collectAsList();
@@ -108,13 +129,21 @@ public class DeltaLakeCompactSparkTest {
 
     DeltaLakeMaintenance.VacuumResult vacuum =
         DeltaLakeMaintenance.vacuum(
-            new Configuration(), warehouse, WarehouseTables.RAW_EVENTS, Duration.standardHours(1),
+            new Configuration(),
+            warehouse,
+            WarehouseTables.RAW_EVENTS,
+            Duration.standardHours(1),
             Instant.now().plus(Duration.standardHours(2)));
     assertEquals(12, vacuum.filesDeleted());
     assertEquals(before, rows());
     // A key filter still finds its row in the compacted file.
     assertTrue(
-        spark.read().format("delta").load(warehouse + "/raw_events")
-            .where("natural_id = 's3-00007' AND side = 'SOURCE'").count() == 1);
+        spark
+                .read()
+                .format("delta")
+                .load(warehouse + "/raw_events")
+                .where("natural_id = 's3-00007' AND side = 'SOURCE'")
+                .count()
+            == 1);
   }
 }

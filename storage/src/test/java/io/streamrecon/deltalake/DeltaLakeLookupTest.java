@@ -33,16 +33,22 @@ public class DeltaLakeLookupTest {
     List<EventRef> refs = new ArrayList<>();
     for (int c = 0; c < 3; c++) {
       // Thousands of rows per file: several pages, so page skipping must keep row indexes right.
-      List<Event> batch = new ArrayList<>(TestEvents.events(Side.SOURCE, "f" + c, 6000, TestEvents.T0));
+      List<Event> batch =
+          new ArrayList<>(TestEvents.events(Side.SOURCE, "f" + c, 6000, TestEvents.T0));
       batch.addAll(TestEvents.events(Side.TARGET, "f" + c, 10, TestEvents.T0));
       refs.addAll(RawEventsFixture.commit(warehouse, "app", c, batch));
     }
-    for (EventRef r : List.of(refs.get(0), refs.get(4321), refs.get(12_345), refs.get(refs.size() - 1))) {
+    for (EventRef r :
+        List.of(refs.get(0), refs.get(4321), refs.get(12_345), refs.get(refs.size() - 1))) {
       DeltaLakeLookup.Cost[] cost = new DeltaLakeLookup.Cost[1];
-      List<Map<String, Object>> found = DeltaLakeLookup.findRawEvents(warehouse, r.naturalId(), cost);
+      List<Map<String, Object>> found =
+          DeltaLakeLookup.findRawEvents(warehouse, r.naturalId(), cost);
       assertEquals(DeltaLakeTables.findRawEvents(warehouse, r.naturalId()), found);
       Map<String, Object> same =
-          found.stream().filter(row -> row.get("side").equals(r.side().name())).findFirst().orElseThrow();
+          found.stream()
+              .filter(row -> row.get("side").equals(r.side().name()))
+              .findFirst()
+              .orElseThrow();
       assertEquals(r.pointer().dataFile(), same.get(DeltaLakeTables.DATA_FILE));
       assertEquals(r.pointer().rowIndex(), same.get(DeltaLakeTables.ROW_INDEX));
       assertThat(cost[0].filesOpened(), lessThan(cost[0].filesInSnapshot()));
@@ -51,8 +57,8 @@ public class DeltaLakeLookupTest {
   }
 
   /**
-   * Streamed files each span the whole key range, so Delta Lake min/max stats admit every file;
-   * the natural_id bloom filters let the lookup read the rows of the one file that holds the key.
+   * Streamed files each span the whole key range, so Delta Lake min/max stats admit every file; the
+   * natural_id bloom filters let the lookup read the rows of the one file that holds the key.
    */
   @Test
   public void bloomFiltersSkipFilesThatStatsAdmit() throws Exception {

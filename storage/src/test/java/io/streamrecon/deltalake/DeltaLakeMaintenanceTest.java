@@ -51,7 +51,8 @@ public class DeltaLakeMaintenanceTest {
   private static final Configuration CONF = new Configuration();
 
   private static DeltaLog rawLog(String warehouse) {
-    return DeltaLog.forTable(CONF, DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
+    return DeltaLog.forTable(
+        CONF, DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
   }
 
   /** Commits {@code commits} small batches over two partitions; returns every EventRef. */
@@ -60,7 +61,8 @@ public class DeltaLakeMaintenanceTest {
     List<EventRef> refs = new ArrayList<>();
     for (int c = 0; c < commits; c++) {
       List<Event> batch = new ArrayList<>();
-      // Later commits carry smaller ids, so a compaction that did not sort would keep them unsorted.
+      // Later commits carry smaller ids, so a compaction that did not sort would keep them
+      // unsorted.
       int k = commits - 1 - c;
       batch.addAll(TestEvents.events(Side.SOURCE, "s" + k, 10, TestEvents.T0));
       batch.addAll(TestEvents.events(Side.TARGET, "t" + k, 10, TestEvents.T0));
@@ -74,7 +76,8 @@ public class DeltaLakeMaintenanceTest {
   private static Map<String, Map<String, Object>> rowsByKey(String warehouse) {
     Map<String, Map<String, Object>> rows = new HashMap<>();
     for (Map<String, Object> r : DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS)) {
-      Object previous = rows.put(r.get("side") + "/" + r.get("natural_id") + "/" + r.get("sha256"), r);
+      Object previous =
+          rows.put(r.get("side") + "/" + r.get("natural_id") + "/" + r.get("sha256"), r);
       assertEquals("row stored twice: " + r.get("natural_id"), null, previous);
     }
     return rows;
@@ -90,7 +93,10 @@ public class DeltaLakeMaintenanceTest {
 
     DeltaLakeMaintenance.CompactResult result =
         DeltaLakeMaintenance.compact(
-            CONF, warehouse, WarehouseTables.RAW_EVENTS, DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
+            CONF,
+            warehouse,
+            WarehouseTables.RAW_EVENTS,
+            DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
 
     assertEquals(2, result.partitionsCompacted());
     assertEquals(16, result.filesRemoved());
@@ -102,7 +108,8 @@ public class DeltaLakeMaintenanceTest {
     assertEquals(before, rowsByKey(warehouse));
     // raw_events rows are sorted by natural id in each compacted file (readRows keeps file order).
     Map<Object, String> last = new HashMap<>();
-    for (Map<String, Object> row : DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS)) {
+    for (Map<String, Object> row :
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS)) {
       String id = (String) row.get("natural_id");
       String previous = last.put(row.get("side"), id);
       assertTrue(previous + " before " + id, previous == null || previous.compareTo(id) <= 0);
@@ -147,7 +154,8 @@ public class DeltaLakeMaintenanceTest {
     assertEquals("only the compacted files", 2, direct.opens);
     Instant later = Instant.now().plus(Duration.standardHours(2));
     DeltaLakeMaintenance.VacuumResult vacuum =
-        DeltaLakeMaintenance.vacuum(CONF, warehouse, WarehouseTables.RAW_EVENTS, Duration.standardHours(1), later);
+        DeltaLakeMaintenance.vacuum(
+            CONF, warehouse, WarehouseTables.RAW_EVENTS, Duration.standardHours(1), later);
     assertEquals(16, vacuum.filesDeleted());
     PayloadReaderTest.Counts fallback = new PayloadReaderTest.Counts();
     Map<Pointer, byte[]> again = new PayloadReader(CONF, warehouse).read(pointers, fallback);
@@ -204,22 +212,41 @@ public class DeltaLakeMaintenanceTest {
       List<DeltaRecord> records = new ArrayList<>();
       for (int i = 0; i < 5; i++) {
         String id = "k" + c + "-" + i;
-        Pointer p = new Pointer(c, "side=SOURCE/event_date=2024-03-01/f" + c + ".parquet", i, Side.SOURCE, id, "a".repeat(64));
+        Pointer p =
+            new Pointer(
+                c,
+                "side=SOURCE/event_date=2024-03-01/f" + c + ".parquet",
+                i,
+                Side.SOURCE,
+                id,
+                "a".repeat(64));
         records.add(
             new DeltaRecord(
-                Integer.toHexString(c * 10 + i).repeat(8), i == 0 ? null : "x".repeat(64), id,
+                Integer.toHexString(c * 10 + i).repeat(8),
+                i == 0 ? null : "x".repeat(64),
+                id,
                 i % 2 == 0 ? Status.MISMATCH : Status.MISSING_IN_TARGET,
                 i % 2 == 0
-                    ? List.of(new Difference("/n", DifferenceKind.CHANGED, "1", "2"),
+                    ? List.of(
+                        new Difference("/n", DifferenceKind.CHANGED, "1", "2"),
                         new Difference("/m", DifferenceKind.ONLY_IN_SOURCE, "\"s\"", null))
                     : List.of(),
-                "a".repeat(64), i % 2 == 0 ? "b".repeat(64) : null, TestEvents.T0,
-                i % 2 == 0 ? TestEvents.T0.plus(5) : null, p, i % 2 == 0 ? p : null,
-                TestEvents.T0.plus(60_000), "run-" + c));
+                "a".repeat(64),
+                i % 2 == 0 ? "b".repeat(64) : null,
+                TestEvents.T0,
+                i % 2 == 0 ? TestEvents.T0.plus(5) : null,
+                p,
+                i % 2 == 0 ? p : null,
+                TestEvents.T0.plus(60_000),
+                "run-" + c));
       }
       List<DataFile> files;
       try (DataFileWriter<DeltaRecord> w =
-          new DataFileWriter<>(CONF, DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.DELTAS), TableLayouts.DELTAS, "run-" + c)) {
+          new DataFileWriter<>(
+              CONF,
+              DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.DELTAS),
+              TableLayouts.DELTAS,
+              "run-" + c)) {
         for (DeltaRecord d : records) {
           w.write(d, d.detectedAt());
         }
@@ -228,14 +255,17 @@ public class DeltaLakeMaintenanceTest {
       committer.commit("app", c, files);
     }
     Set<DeltaRecord> before = new HashSet<>(DeltaLakeTables.readDeltas(warehouse));
-    List<Map<String, Object>> rawBefore = DeltaLakeTables.readRows(warehouse, WarehouseTables.DELTAS);
+    List<Map<String, Object>> rawBefore =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.DELTAS);
     DeltaLakeMaintenance.CompactResult r =
         DeltaLakeMaintenance.compact(CONF, warehouse, WarehouseTables.DELTAS, 1L << 20);
     assertEquals(3, r.filesRemoved());
     assertEquals(1, r.filesAdded());
     assertEquals(15, before.size());
     assertEquals(before, new HashSet<>(DeltaLakeTables.readDeltas(warehouse)));
-    assertEquals(new HashSet<>(rawBefore), new HashSet<>(DeltaLakeTables.readRows(warehouse, WarehouseTables.DELTAS)));
+    assertEquals(
+        new HashSet<>(rawBefore),
+        new HashSet<>(DeltaLakeTables.readRows(warehouse, WarehouseTables.DELTAS)));
   }
 
   /**
@@ -249,7 +279,8 @@ public class DeltaLakeMaintenanceTest {
     smallCommits(warehouse, 4, expected);
     ExecutorService pool = Executors.newFixedThreadPool(3);
     AtomicBoolean writing = new AtomicBoolean(true);
-    ConcurrentLinkedQueue<DeltaLakeMaintenance.CompactResult> results = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<DeltaLakeMaintenance.CompactResult> results =
+        new ConcurrentLinkedQueue<>();
     try {
       Future<?> writer =
           pool.submit(
@@ -271,7 +302,8 @@ public class DeltaLakeMaintenanceTest {
                 () -> {
                   while (writing.get()) {
                     results.add(
-                        DeltaLakeMaintenance.compact(CONF, warehouse, WarehouseTables.RAW_EVENTS, 1L << 30));
+                        DeltaLakeMaintenance.compact(
+                            CONF, warehouse, WarehouseTables.RAW_EVENTS, 1L << 30));
                   }
                   return null;
                 }));
@@ -283,17 +315,17 @@ public class DeltaLakeMaintenanceTest {
     } finally {
       pool.shutdownNow();
     }
-    results.add(DeltaLakeMaintenance.compact(CONF, warehouse, WarehouseTables.RAW_EVENTS, 1L << 30));
+    results.add(
+        DeltaLakeMaintenance.compact(CONF, warehouse, WarehouseTables.RAW_EVENTS, 1L << 30));
     Map<String, Map<String, Object>> rows = rowsByKey(warehouse); // fails on a doubled row
     assertEquals(expected.size(), rows.size());
     for (Event e : expected) {
-      assertTrue(e.naturalId(), rows.containsKey(e.side() + "/" + e.naturalId() + "/" + e.sha256()));
+      assertTrue(
+          e.naturalId(), rows.containsKey(e.side() + "/" + e.naturalId() + "/" + e.sha256()));
     }
-    int compacted = results.stream().mapToInt(DeltaLakeMaintenance.CompactResult::filesRemoved).sum();
-    int conflicts =
-        results.stream()
-            .mapToInt(r -> r.conflictsRetried() + r.binsAbandoned())
-            .sum();
+    int compacted =
+        results.stream().mapToInt(DeltaLakeMaintenance.CompactResult::filesRemoved).sum();
+    int conflicts = results.stream().mapToInt(r -> r.conflictsRetried() + r.binsAbandoned()).sum();
     System.out.printf(
         "concurrent compaction: %d runs, %d files compacted, %d conflicts retried or given up%n",
         results.size(), compacted, conflicts);
@@ -310,7 +342,8 @@ public class DeltaLakeMaintenanceTest {
     String warehouse = tmp.getRoot().getPath();
     smallCommits(warehouse, 3, new ArrayList<>());
     Path root = DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS);
-    File orphan = new File(root.toString(), "side=SOURCE/event_date=2024-03-01/part-orphan.snappy.parquet");
+    File orphan =
+        new File(root.toString(), "side=SOURCE/event_date=2024-03-01/part-orphan.snappy.parquet");
     Files.writeString(orphan.toPath(), "never committed");
     long logFiles = commitFiles(root);
     DeltaLakeMaintenance.compact(CONF, warehouse, WarehouseTables.RAW_EVENTS, 1L << 30);
@@ -318,13 +351,17 @@ public class DeltaLakeMaintenanceTest {
     // Within the retention: the compacted-away files are still referenced by older snapshots,
     // and the orphan is too young (it could belong to a bundle about to commit).
     DeltaLakeMaintenance.VacuumResult now =
-        DeltaLakeMaintenance.vacuum(CONF, warehouse, WarehouseTables.RAW_EVENTS, Duration.standardDays(7), Instant.now());
+        DeltaLakeMaintenance.vacuum(
+            CONF, warehouse, WarehouseTables.RAW_EVENTS, Duration.standardDays(7), Instant.now());
     assertEquals(0, now.filesDeleted());
     assertEquals(9, now.filesKept());
 
     DeltaLakeMaintenance.VacuumResult later =
         DeltaLakeMaintenance.vacuum(
-            CONF, warehouse, WarehouseTables.RAW_EVENTS, Duration.standardDays(7),
+            CONF,
+            warehouse,
+            WarehouseTables.RAW_EVENTS,
+            Duration.standardDays(7),
             Instant.now().plus(Duration.standardDays(8)));
     assertEquals(7, later.filesDeleted());
     assertFalse(orphan.exists());
@@ -334,7 +371,13 @@ public class DeltaLakeMaintenanceTest {
     IllegalArgumentException tooShort =
         assertThrows(
             IllegalArgumentException.class,
-            () -> DeltaLakeMaintenance.vacuum(CONF, warehouse, WarehouseTables.RAW_EVENTS, Duration.standardMinutes(5), Instant.now()));
+            () ->
+                DeltaLakeMaintenance.vacuum(
+                    CONF,
+                    warehouse,
+                    WarehouseTables.RAW_EVENTS,
+                    Duration.standardMinutes(5),
+                    Instant.now()));
     assertThat(tooShort.getMessage(), containsString("at least 1h"));
   }
 
@@ -344,19 +387,27 @@ public class DeltaLakeMaintenanceTest {
     Instant now = Instant.parse("2024-04-15T12:00:00Z");
     List<Event> events = new ArrayList<>();
     for (String day : List.of("2024-03-01", "2024-03-15", "2024-03-16", "2024-04-14")) {
-      events.addAll(TestEvents.events(Side.SOURCE, "d" + day, 5, Instant.parse(day + "T10:00:00Z")));
-      events.addAll(TestEvents.events(Side.TARGET, "d" + day, 5, Instant.parse(day + "T10:00:00Z")));
+      events.addAll(
+          TestEvents.events(Side.SOURCE, "d" + day, 5, Instant.parse(day + "T10:00:00Z")));
+      events.addAll(
+          TestEvents.events(Side.TARGET, "d" + day, 5, Instant.parse(day + "T10:00:00Z")));
     }
     RawEventsFixture.commit(warehouse, "app", 0, events);
 
     // 30 days before now is 2024-03-16T12:00: the 16th is not wholly older, so it stays.
     DeltaLakeMaintenance.ExpireResult r =
         DeltaLakeMaintenance.expireRawEvents(
-            CONF, warehouse, Duration.standardDays(30), Duration.standardMinutes(10), Duration.standardMinutes(10), now);
+            CONF,
+            warehouse,
+            Duration.standardDays(30),
+            Duration.standardMinutes(10),
+            Duration.standardMinutes(10),
+            now);
     assertEquals(4, r.partitions().size());
     assertEquals(20, r.rowsRemoved());
     Set<Object> dates = new HashSet<>();
-    for (Map<String, Object> row : DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS)) {
+    for (Map<String, Object> row :
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS)) {
       dates.add(row.get("event_date").toString());
     }
     assertEquals(Set.of("2024-03-16", "2024-04-14"), dates);
@@ -375,8 +426,12 @@ public class DeltaLakeMaintenanceTest {
             IllegalArgumentException.class,
             () ->
                 DeltaLakeMaintenance.expireRawEvents(
-                    CONF, warehouse, Duration.standardHours(12), Duration.standardHours(6),
-                    Duration.standardHours(6), now));
+                    CONF,
+                    warehouse,
+                    Duration.standardHours(12),
+                    Duration.standardHours(6),
+                    Duration.standardHours(6),
+                    now));
     assertThat(tooShort.getMessage(), containsString("too short"));
     assertThat(tooShort.getMessage(), containsString("allowed lateness"));
   }

@@ -55,8 +55,19 @@ public class ErasedRowsTest {
     diffs.add(row("path", "/n", "kind", "CHANGED", "source", "1", "target", "2"));
     diffs.add(row("path", "/m", "kind", "ONLY_IN_SOURCE", "source", "\"s\"", "target", null));
     Map<String, Object> stored =
-        row("verdict_id", utf8("v1"), "natural_id", utf8("a-1"), "status", utf8("MISMATCH"),
-            "differences", diffs, "source_hash", utf8("h1"), "target_hash", utf8("h2"));
+        row(
+            "verdict_id",
+            utf8("v1"),
+            "natural_id",
+            utf8("a-1"),
+            "status",
+            utf8("MISMATCH"),
+            "differences",
+            diffs,
+            "source_hash",
+            utf8("h1"),
+            "target_hash",
+            utf8("h2"));
     ErasedRows.RowAfterErasure o = erase.apply(WarehouseTables.DELTAS, stored);
     assertTrue(o.changed());
     assertEquals(3, o.valuesCleared());
@@ -84,9 +95,15 @@ public class ErasedRowsTest {
   @Test
   public void deadLettersThatShowTheIdLoseTheirRawInput() {
     Map<String, Object> late =
-        row("side", utf8("SOURCE"),
-            "raw", utf8("{\"id\":\"a-1\",\"eventTime\":\"not a time\",\"card\":\"4111\"}"),
-            "raw_encoding", utf8(TableLayouts.RAW_UTF8), "error", utf8("bad time"));
+        row(
+            "side",
+            utf8("SOURCE"),
+            "raw",
+            utf8("{\"id\":\"a-1\",\"eventTime\":\"not a time\",\"card\":\"4111\"}"),
+            "raw_encoding",
+            utf8(TableLayouts.RAW_UTF8),
+            "error",
+            utf8("bad time"));
     ErasedRows.RowAfterErasure o = erase.apply(WarehouseTables.DEAD_LETTERS, late);
     assertTrue(o.changed());
     assertArrayEquals(new byte[0], (byte[]) o.row().get("raw"));
@@ -97,15 +114,15 @@ public class ErasedRowsTest {
     // A number id, and raw input stored as base64, are read too.
     ErasedRows numeric = new ErasedRows(Set.of("42"), new EventParser(ParseConfig.defaults()));
     Map<String, Object> base64 =
-        row("raw", utf8(Base64.getEncoder().encodeToString(utf8("{\"id\":42}"))),
+        row(
+            "raw", utf8(Base64.getEncoder().encodeToString(utf8("{\"id\":42}"))),
             "raw_encoding", utf8(TableLayouts.RAW_BASE64));
     assertTrue(numeric.apply(WarehouseTables.DEAD_LETTERS, base64).changed());
 
     // What cannot be told stays: broken JSON, another id, no id field.
     for (String raw :
         List.of("{\"id\":\"a-1\",", "{\"id\":\"a-2\"}", "{\"other\":\"a-1\"}", "a-1")) {
-      Map<String, Object> kept =
-          row("raw", utf8(raw), "raw_encoding", utf8(TableLayouts.RAW_UTF8));
+      Map<String, Object> kept = row("raw", utf8(raw), "raw_encoding", utf8(TableLayouts.RAW_UTF8));
       assertFalse(raw, erase.apply(WarehouseTables.DEAD_LETTERS, kept).changed());
     }
   }
@@ -123,26 +140,30 @@ public class ErasedRowsTest {
 
   @Test
   public void filesAreSkippedByNaturalIdStatisticsExceptDeadLetters() {
-    String stats = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"b\"},"
-        + "\"maxValues\":{\"natural_id\":\"c\"}}";
+    String stats =
+        "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"b\"},"
+            + "\"maxValues\":{\"natural_id\":\"c\"}}";
     assertFalse(erase.mayHold(WarehouseTables.RAW_EVENTS, stats));
     assertTrue(erase.mayHold(WarehouseTables.DEAD_LETTERS, stats));
-    String admits = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a\"},"
-        + "\"maxValues\":{\"natural_id\":\"b\"}}";
+    String admits =
+        "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a\"},"
+            + "\"maxValues\":{\"natural_id\":\"b\"}}";
     assertTrue(erase.mayHold(WarehouseTables.DELTAS, admits));
     // Ids on both sides of a file's range, none inside it.
     ErasedRows around =
         new ErasedRows(Set.of("a-1", "a-9", "zz"), new EventParser(ParseConfig.defaults()));
-    String between = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a-2\"},"
-        + "\"maxValues\":{\"natural_id\":\"a-8\"}}";
+    String between =
+        "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a-2\"},"
+            + "\"maxValues\":{\"natural_id\":\"a-8\"}}";
     assertFalse(around.mayHold(WarehouseTables.LATE_EVENTS, between));
     ErasedRows inside =
         new ErasedRows(Set.of("a-1", "a-5", "zz"), new EventParser(ParseConfig.defaults()));
     assertTrue(inside.mayHold(WarehouseTables.LATE_EVENTS, between));
     assertTrue(inside.mayHold(WarehouseTables.RAW_EVENTS, null));
     // A maximum cut at 32 code points ends in the highest code point: an id it prefixes is in.
-    String cut = "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a\"},"
-        + "\"maxValues\":{\"natural_id\":\"a-5\uDBFF\uDFFF\"}}";
+    String cut =
+        "{\"numRecords\":3,\"minValues\":{\"natural_id\":\"a\"},"
+            + "\"maxValues\":{\"natural_id\":\"a-5\uDBFF\uDFFF\"}}";
     ErasedRows longId =
         new ErasedRows(Set.of("a-5" + "x".repeat(40)), new EventParser(ParseConfig.defaults()));
     assertTrue(longId.mayHold(WarehouseTables.RAW_EVENTS, cut));

@@ -79,7 +79,10 @@ final class ErasureFixture {
         dead.add(
             new DeadLetter(
                 Side.TARGET,
-                ("{\"id\":\"" + id(i) + "\",\"eventTime\":\"yesterday\",\"secret\":\"dl-" + i
+                ("{\"id\":\""
+                        + id(i)
+                        + "\",\"eventTime\":\"yesterday\",\"secret\":\"dl-"
+                        + i
                         + "\"}")
                     .getBytes(StandardCharsets.UTF_8),
                 "eventTime is not a time",

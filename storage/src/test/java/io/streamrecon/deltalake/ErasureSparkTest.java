@@ -49,15 +49,13 @@ public class ErasureSparkTest {
     }
   }
 
-
   private static Dataset<Row> read(String warehouse, String name) {
     return spark.read().format("delta").load(Paths.get(warehouse, name).toString());
   }
 
   private static Map<String, Long> rowsPerId(String warehouse, String name) {
     Map<String, Long> counts = new HashMap<>();
-    for (Row r :
-        read(warehouse, name).groupBy("natural_id").count().collectAsList()) {
+    for (Row r : read(warehouse, name).groupBy("natural_id").count().collectAsList()) {
       counts.put(r.getString(0), r.getLong(1));
     }
     return counts;
@@ -140,8 +138,7 @@ public class ErasureSparkTest {
       DeltaLakeMaintenance.vacuum(
           ErasureFixture.CONF, warehouse, name, Duration.standardDays(7), later);
     }
-    Exception gone =
-        assertThrows(Exception.class, () -> spark.sql(previous).collectAsList());
+    Exception gone = assertThrows(Exception.class, () -> spark.sql(previous).collectAsList());
     assertThat(String.valueOf(gone), containsString("FileNotFound"));
     assertEquals(rawBefore, rowsPerId(warehouse, WarehouseTables.RAW_EVENTS));
   }
@@ -158,9 +155,15 @@ public class ErasureSparkTest {
     assertEquals(
         "the DELETE marked rows in a vector, not by rewriting the files",
         1L,
-        spark.sql("DESCRIBE HISTORY " + rawEvents + " LIMIT 1")
-            .selectExpr("cast(operationMetrics['numDeletionVectorsAdded'] as long)")
-            .collectAsList().get(0).getLong(0) > 0 ? 1L : 0L);
+        spark
+                    .sql("DESCRIBE HISTORY " + rawEvents + " LIMIT 1")
+                    .selectExpr("cast(operationMetrics['numDeletionVectorsAdded'] as long)")
+                    .collectAsList()
+                    .get(0)
+                    .getLong(0)
+                > 0
+            ? 1L
+            : 0L);
 
     Map<String, ForgetResult> results = new HashMap<>();
     for (ForgetResult r :
@@ -179,7 +182,8 @@ public class ErasureSparkTest {
     assertEquals(76, DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
     assertEquals(
         0L,
-        spark.sql(
+        spark
+            .sql(
                 "SELECT * FROM "
                     + rawEvents
                     + " WHERE natural_id IN ('"

@@ -139,7 +139,8 @@ public class ErasureTest {
       }
     }
     Set<String> encodings = new HashSet<>();
-    for (Map<String, Object> row : DeltaLakeTables.readRows(warehouse, WarehouseTables.DEAD_LETTERS)) {
+    for (Map<String, Object> row :
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.DEAD_LETTERS)) {
       encodings.add((String) row.get("raw_encoding"));
     }
     assertEquals(Set.of("utf-8", ErasedRows.ERASED_ENCODING), encodings);
@@ -147,7 +148,8 @@ public class ErasureTest {
     // The commit is an ordinary data change: remove + add, dataChange=true.
     DeltaLog log =
         DeltaLog.forTable(
-            ErasureFixture.CONF, DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
+            ErasureFixture.CONF,
+            DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
     VersionLog last = null;
     for (java.util.Iterator<VersionLog> it = log.getChanges(rawVersion + 1, true); it.hasNext(); ) {
       last = it.next();
@@ -173,7 +175,8 @@ public class ErasureTest {
       assertTrue(a.describe(), a.nothingErased());
       assertEquals(a.table() + ": nothing to erase", a.describe());
     }
-    assertEquals(rawVersion + 1, DeltaLakeTables.tableVersion(warehouse, WarehouseTables.RAW_EVENTS));
+    assertEquals(
+        rawVersion + 1, DeltaLakeTables.tableVersion(warehouse, WarehouseTables.RAW_EVENTS));
   }
 
   @Test
@@ -194,9 +197,9 @@ public class ErasureTest {
   }
 
   /**
-   * Compactions run over and over while ids are erased one by one: the compactions remove the
-   * files an erasure is rewriting, Kernel refuses that erasure's commit, and it plans again. At the
-   * end no row of an erased id is left and every other row is there exactly once.
+   * Compactions run over and over while ids are erased one by one: the compactions remove the files
+   * an erasure is rewriting, Kernel refuses that erasure's commit, and it plans again. At the end
+   * no row of an erased id is left and every other row is there exactly once.
    */
   @Test(timeout = 180_000)
   public void erasureIsSafeWhileCompactionsRemoveTheSameFiles() throws Exception {
@@ -265,8 +268,9 @@ public class ErasureTest {
   public void describeSaysWhatWasErasedPerTable() {
     assertThat(
         new ForgetResult(WarehouseTables.DELTAS, 0, 6, 2, 2, 9, 1, Set.of("a")).describe(),
-        containsString("deltas: 6 difference value(s) cleared, rows kept; 2 file(s) rewritten"
-            + " into 2 in version 9; 1 conflict(s) retried"));
+        containsString(
+            "deltas: 6 difference value(s) cleared, rows kept; 2 file(s) rewritten"
+                + " into 2 in version 9; 1 conflict(s) retried"));
     assertThat(
         new ForgetResult(WarehouseTables.RAW_EVENTS, 4, 0, 3, 2, 7, 0, Set.of("a")).describe(),
         containsString("raw_events: 4 row(s) removed; 3 file(s) rewritten into 2 in version 7"));

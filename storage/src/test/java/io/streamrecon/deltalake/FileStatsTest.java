@@ -63,7 +63,8 @@ public class FileStatsTest {
   public void statsJsonHasProtocolShapeWithMillisecondUtcTimestamps() throws Exception {
     FileStats stats = new FileStats(TableLayouts.RAW_EVENTS);
     RowContext context = new RowContext("run-1", Instant.parse("2024-03-02T00:00:00.000Z"));
-    Event kafka = TestEvents.event(Side.SOURCE, "id-b", Instant.parse("2024-03-01T10:00:00.123Z"), "{}");
+    Event kafka =
+        TestEvents.event(Side.SOURCE, "id-b", Instant.parse("2024-03-01T10:00:00.123Z"), "{}");
     Event file =
         new Event(
             Side.SOURCE,
@@ -98,7 +99,8 @@ public class FileStatsTest {
     assertFalse(FileStats.mayContain(stats, "natural_id", "e"));
     assertFalse(
         "an all-null column holds no value",
-        FileStats.mayContain("{\"numRecords\":2,\"nullCount\":{\"natural_id\":2}}", "natural_id", "x"));
+        FileStats.mayContain(
+            "{\"numRecords\":2,\"nullCount\":{\"natural_id\":2}}", "natural_id", "x"));
     assertTrue("no stats: cannot skip", FileStats.mayContain(null, "natural_id", "x"));
     assertTrue(FileStats.mayContain("{\"numRecords\":2}", "natural_id", "x"));
   }

@@ -88,7 +88,8 @@ public class PayloadReaderTest {
       }
     }
     Counts counts = new Counts();
-    Map<Pointer, byte[]> payloads = new PayloadReader(new Configuration(), warehouse).read(wanted, counts);
+    Map<Pointer, byte[]> payloads =
+        new PayloadReader(new Configuration(), warehouse).read(wanted, counts);
 
     assertEquals(2, counts.opens); // one SOURCE file, one TARGET file
     assertEquals(wanted.size(), counts.rows);
@@ -109,7 +110,8 @@ public class PayloadReaderTest {
     pointers.add(pointers.get(0)); // the same row twice
 
     Counts counts = new Counts();
-    Map<Pointer, byte[]> payloads = new PayloadReader(new Configuration(), warehouse).read(pointers, counts);
+    Map<Pointer, byte[]> payloads =
+        new PayloadReader(new Configuration(), warehouse).read(pointers, counts);
     assertEquals(1, counts.opens);
     assertEquals(40, counts.rows);
     for (Pointer p : pointers) {
@@ -126,7 +128,10 @@ public class PayloadReaderTest {
       String id = String.format("big-%05d", i);
       events.add(
           TestEvents.event(
-              Side.SOURCE, id, TestEvents.T0.plus(i), "{\"id\":\"" + id + "\",\"f\":\"" + filler + i + "\"}"));
+              Side.SOURCE,
+              id,
+              TestEvents.T0.plus(i),
+              "{\"id\":\"" + id + "\",\"f\":\"" + filler + i + "\"}"));
     }
     List<EventRef> refs = RawEventsFixture.commit(warehouse, "app", 0, events);
     String file = refs.get(0).pointer().dataFile();
@@ -134,7 +139,8 @@ public class PayloadReaderTest {
     try (ParquetFileReader r =
         ParquetFileReader.open(
             HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(warehouse + "/raw_events/" + file), new Configuration()))) {
+                new org.apache.hadoop.fs.Path(warehouse + "/raw_events/" + file),
+                new Configuration()))) {
       var payloadChunk =
           r.getRowGroups().get(0).getColumns().stream()
               .filter(c -> c.getPath().toDotString().equals("payload"))
@@ -143,7 +149,9 @@ public class PayloadReaderTest {
       var index = r.readOffsetIndex(payloadChunk);
       assertThat("test needs several pages", index.getPageCount(), greaterThan(2));
       for (int page = 0; page < index.getPageCount(); page++) {
-        pageRows = Math.max(pageRows, index.getLastRowIndex(page, 2000) - index.getFirstRowIndex(page) + 1);
+        pageRows =
+            Math.max(
+                pageRows, index.getLastRowIndex(page, 2000) - index.getFirstRowIndex(page) + 1);
       }
       // About 2 KB rows: a page is cut at the first size check past DataFileFormat.PAGE_BYTES.
       assertThat(
@@ -158,7 +166,8 @@ public class PayloadReaderTest {
     List<Pointer> wanted =
         List.of(refs.get(0).pointer(), refs.get(1001).pointer(), refs.get(1999).pointer());
     Counts counts = new Counts();
-    Map<Pointer, byte[]> payloads = new PayloadReader(new Configuration(), warehouse).read(wanted, counts);
+    Map<Pointer, byte[]> payloads =
+        new PayloadReader(new Configuration(), warehouse).read(wanted, counts);
     assertEquals(1, counts.opens);
     assertEquals(3, counts.rows);
     for (Pointer p : wanted) {
@@ -208,11 +217,19 @@ public class PayloadReaderTest {
   public void aRowThatExistsNowhereAnswersDeleted() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<EventRef> refs =
-        RawEventsFixture.commit(warehouse, "app", 0, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
+        RawEventsFixture.commit(
+            warehouse, "app", 0, TestEvents.events(Side.SOURCE, "a", 3, TestEvents.T0));
     Pointer p = refs.get(0).pointer();
     Pointer gone =
-        new Pointer(p.tableVersion(), p.dataFile().replace(p.dataFile().substring(p.dataFile().length() - 20), "0000000.snappy.parquet"),
-            0, p.side(), p.naturalId(), "0".repeat(64));
+        new Pointer(
+            p.tableVersion(),
+            p.dataFile()
+                .replace(
+                    p.dataFile().substring(p.dataFile().length() - 20), "0000000.snappy.parquet"),
+            0,
+            p.side(),
+            p.naturalId(),
+            "0".repeat(64));
     Counts counts = new Counts();
     Map<Pointer, byte[]> payloads =
         new PayloadReader(new Configuration(), warehouse).read(List.of(gone, p), counts);
@@ -221,8 +238,8 @@ public class PayloadReaderTest {
   }
 
   /**
-   * A DELETE with deletion vectors off rewrites the file without the row and leaves the old file
-   * on storage until a vacuum: the deleted row's pointer answers deleted, never the old file's
+   * A DELETE with deletion vectors off rewrites the file without the row and leaves the old file on
+   * storage until a vacuum: the deleted row's pointer answers deleted, never the old file's
    * payload; the other rows of the old file are found in the new one by their key.
    */
   @Test
@@ -255,7 +272,8 @@ public class PayloadReaderTest {
   public void aTruncatedDataFileFailsNamingThePointer() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<EventRef> refs =
-        RawEventsFixture.commit(warehouse, "app", 0, TestEvents.events(Side.SOURCE, "s", 30, TestEvents.T0));
+        RawEventsFixture.commit(
+            warehouse, "app", 0, TestEvents.events(Side.SOURCE, "s", 30, TestEvents.T0));
     Pointer p = refs.get(7).pointer();
     java.nio.file.Path file = tmp.getRoot().toPath().resolve("raw_events").resolve(p.dataFile());
     byte[] bytes = java.nio.file.Files.readAllBytes(file);
@@ -276,9 +294,11 @@ public class PayloadReaderTest {
   public void aDeletedDataFileWithoutAFallbackRowFailsNamingThePointer() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<EventRef> refs =
-        RawEventsFixture.commit(warehouse, "app", 0, TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0));
+        RawEventsFixture.commit(
+            warehouse, "app", 0, TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0));
     // Another file of the same partition, whose stats admit the key but which lacks the row.
-    List<Event> others = new ArrayList<>(TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0.plus(1)));
+    List<Event> others =
+        new ArrayList<>(TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0.plus(1)));
     others.remove(2);
     RawEventsFixture.commit(warehouse, "app", 1, others);
     Pointer p = refs.get(2).pointer();

@@ -32,8 +32,8 @@ public final class RawEventsFixture {
   }
 
   /** Writes the events (one file per partition) in one commit and returns their EventRefs. */
-  public static List<EventRef> commit(String warehouse, String appId, long txnVersion, List<Event> events)
-      throws Exception {
+  public static List<EventRef> commit(
+      String warehouse, String appId, long txnVersion, List<Event> events) throws Exception {
     List<DataFile> files = writeFiles(warehouse, events);
     DeltaLakeCommitter committer =
         new DeltaLakeCommitter(new Configuration(), warehouse, TableLayouts.RAW_EVENTS);
@@ -54,7 +54,8 @@ public final class RawEventsFixture {
     List<DataFile> rewritten = writeFiles(warehouse, kept);
     DeltaLog log =
         DeltaLog.forTable(
-            new Configuration(), DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
+            new Configuration(),
+            DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
     OptimisticTransaction txn = log.startTransaction();
     List<Action> actions = new ArrayList<>();
     for (AddFile f : log.update().getAllFiles()) {
@@ -81,10 +82,13 @@ public final class RawEventsFixture {
    * ({@code rows}, in a new order) go into one new file, the old files are removed from the table
    * with dataChange=false and deleted from storage.
    */
-  public static void compact(String warehouse, List<String> oldFiles, List<Event> rows) throws Exception {
+  public static void compact(String warehouse, List<String> oldFiles, List<Event> rows)
+      throws Exception {
     List<DataFile> rewritten = writeFiles(warehouse, rows);
     DeltaLog log =
-        DeltaLog.forTable(new Configuration(), DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
+        DeltaLog.forTable(
+            new Configuration(),
+            DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS));
     OptimisticTransaction txn = log.startTransaction();
     List<Action> actions = new ArrayList<>();
     for (AddFile f : log.update().getAllFiles()) {

@@ -19,11 +19,20 @@ public class RawEventsSelectionTest {
         stats);
   }
 
-  private static String stats(String minRun, String maxRun, String minId, String maxId,
-      String minTime, String maxTime) {
-    return "{\"numRecords\":10,\"minValues\":{\"run_id\":\"" + minRun + "\",\"natural_id\":\""
-        + minId + "\",\"event_time\":\"" + minTime + "\"},\"maxValues\":{\"run_id\":\"" + maxRun
-        + "\",\"natural_id\":\"" + maxId + "\",\"event_time\":\"" + maxTime
+  private static String stats(
+      String minRun, String maxRun, String minId, String maxId, String minTime, String maxTime) {
+    return "{\"numRecords\":10,\"minValues\":{\"run_id\":\""
+        + minRun
+        + "\",\"natural_id\":\""
+        + minId
+        + "\",\"event_time\":\""
+        + minTime
+        + "\"},\"maxValues\":{\"run_id\":\""
+        + maxRun
+        + "\",\"natural_id\":\""
+        + maxId
+        + "\",\"event_time\":\""
+        + maxTime
         + "\"},\"nullCount\":{\"run_id\":0}}";
   }
 

@@ -36,6 +36,7 @@ public class ReleaseWarehouseTest {
    * module beside it (the Beam IO's tests in transforms append to it too).
    */
   static final Path RELEASE = releaseDirectory();
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -112,8 +113,7 @@ public class ReleaseWarehouseTest {
   @Test
   public void theCopyIsTheReleaseAsWritten() throws Exception {
     try (Stream<Path> files = Files.walk(Paths.get(warehouse))) {
-      assertTrue(
-          files.map(Path::toString).noneMatch(f -> f.endsWith(".checkpoint.parquet")));
+      assertTrue(files.map(Path::toString).noneMatch(f -> f.endsWith(".checkpoint.parquet")));
     }
     assertTrue(new File(warehouse, "deltas/_delta_log/00000000000000000000.json").isFile());
   }

@@ -64,8 +64,19 @@ public class RowKeysSidecarTest {
   /** What a pointer says apart from the file name, which differs between two warehouses. */
   private static List<String> rows(List<EventRef> refs) {
     return refs.stream()
-        .map(r -> r.side() + " " + r.naturalId() + " " + r.eventTime() + " " + r.sha256() + " row "
-            + r.pointer().rowIndex() + " v" + r.pointer().tableVersion())
+        .map(
+            r ->
+                r.side()
+                    + " "
+                    + r.naturalId()
+                    + " "
+                    + r.eventTime()
+                    + " "
+                    + r.sha256()
+                    + " row "
+                    + r.pointer().rowIndex()
+                    + " v"
+                    + r.pointer().tableVersion())
         .sorted()
         .toList();
   }
@@ -196,7 +207,8 @@ public class RowKeysSidecarTest {
   @Test
   public void vacuumRemovesSidecarsOlderThanTheRetention() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    List<DataFile> files = write(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0), 0);
+    List<DataFile> files =
+        write(warehouse, TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0), 0);
     new DeltaLakeCommitter(conf, warehouse, TableLayouts.RAW_EVENTS).commit("app", 0, files);
     java.nio.file.Path table = java.nio.file.Path.of(warehouse, WarehouseTables.RAW_EVENTS);
     java.nio.file.Path old = table.resolve(files.get(0).rowKeysFile());

@@ -38,7 +38,11 @@ public final class TestEvents {
     for (int i = 0; i < count; i++) {
       String id = String.format("%s-%05d", prefix, i);
       events.add(
-          event(side, id, start.plus(i * 1000L), "{\"id\":\"" + id + "\",\"n\":" + i + ",\"side\":\"" + side + "\"}"));
+          event(
+              side,
+              id,
+              start.plus(i * 1000L),
+              "{\"id\":\"" + id + "\",\"n\":" + i + ",\"side\":\"" + side + "\"}"));
     }
     return events;
   }

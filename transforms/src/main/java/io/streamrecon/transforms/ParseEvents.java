@@ -7,7 +7,6 @@ import io.streamrecon.json.ParseConfig;
 import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.Event;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.RawInput;
 import java.util.List;
@@ -110,9 +109,9 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
   }
 
   /**
-   * The same parsing with one output: each input's event (timestamped with its event time) or
-   * dead letter, as a {@link ParsedInput}. A ParDo with two consumed outputs is persisted whole by
-   * the classic SparkRunner in batch, payloads included; one output consumed once is not.
+   * The same parsing with one output: each input's event (timestamped with its event time) or dead
+   * letter, as a {@link ParsedInput}. A ParDo with two consumed outputs is persisted whole by the
+   * classic SparkRunner in batch, payloads included; one output consumed once is not.
    */
   public ParsedInputs parsedInputs() {
     return new ParsedInputs(config, rules);
@@ -224,8 +223,8 @@ public final class ParseEvents extends PTransform<PCollection<RawInput>, PCollec
 
   /**
    * Both kinds of result to the one output, as {@link ParsedInput}s. Its name is part of the step
-   * name {@code ParseEvents/ParseJson/ParMultiDo(Outcome)}, which a restored job finds its state by,
-   * so it keeps it.
+   * name {@code ParseEvents/ParseJson/ParMultiDo(Outcome)}, which a restored job finds its state
+   * by, so it keeps it.
    */
   static final class OutcomeFn extends ParsingFn<ParsedInput> {
     private static final long serialVersionUID = 1L;

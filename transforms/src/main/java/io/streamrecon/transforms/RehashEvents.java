@@ -22,14 +22,13 @@ import org.joda.time.Instant;
 
 /**
  * Computes the canonical hash of stored events again under other ignored fields and comparison
- * rules, with the parser {@link ParseEvents} hashes with, so that a stored event is judged as a
- * run under these rules would judge it. Natural id, event time and {@link
- * io.streamrecon.model.Pointer} stay those stored (the pointer keeps the stored hash as its
- * fallback key); the element timestamp is kept.
+ * rules, with the parser {@link ParseEvents} hashes with, so that a stored event is judged as a run
+ * under these rules would judge it. Natural id, event time and {@link io.streamrecon.model.Pointer}
+ * stay those stored (the pointer keeps the stored hash as its fallback key); the element timestamp
+ * is kept.
  *
- * <p>Outputs the re-hashed {@link EventRef}s under {@link #EVENTS}, and under {@link
- * #DEAD_LETTERS} every stored payload that cannot be hashed (stage {@value #STAGE}), with its bytes
- * and origin.
+ * <p>Outputs the re-hashed {@link EventRef}s under {@link #EVENTS}, and under {@link #DEAD_LETTERS}
+ * every stored payload that cannot be hashed (stage {@value #STAGE}), with its bytes and origin.
  *
  * <p>Metrics (namespace {@code streamrecon}): {@code events_rehashed}, {@code
  * events_rehashed_changed} (the hash differs from the stored one), {@code dead_letters}.

@@ -49,7 +49,8 @@ public class DataFileNameTest {
     String path = "side=SOURCE/event_date=2026-12-02/" + DataFileName.of(uuid);
     ByteArrayOutputStream expected = new ByteArrayOutputStream();
     expected.write(3);
-    org.apache.beam.sdk.util.VarInt.encode(java.time.LocalDate.of(2026, 12, 2).toEpochDay(), expected);
+    org.apache.beam.sdk.util.VarInt.encode(
+        java.time.LocalDate.of(2026, 12, 2).toEpochDay(), expected);
     java.io.DataOutputStream data = new java.io.DataOutputStream(expected);
     data.writeLong(uuid.getMostSignificantBits());
     data.writeLong(uuid.getLeastSignificantBits());

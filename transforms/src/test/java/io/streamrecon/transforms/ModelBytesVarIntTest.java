@@ -20,8 +20,8 @@ import org.junit.runners.JUnit4;
 
 /**
  * The core module writes varints without Beam ({@code ModelBytes}); the coders' bytes and the row
- * keys already stored depend on them being Beam's {@code VarInt} byte for byte, and on reading
- * back what Beam wrote, so they are compared with Beam's here, where Beam is on the class path.
+ * keys already stored depend on them being Beam's {@code VarInt} byte for byte, and on reading back
+ * what Beam wrote, so they are compared with Beam's here, where Beam is on the class path.
  */
 @RunWith(JUnit4.class)
 public class ModelBytesVarIntTest {
@@ -29,8 +29,20 @@ public class ModelBytesVarIntTest {
     List<Long> values =
         new ArrayList<>(
             List.of(
-                0L, 1L, 127L, 128L, 255L, 16_383L, 16_384L, Integer.MAX_VALUE + 1L,
-                (1L << 32) - 1, 1L << 32, Long.MAX_VALUE, Long.MIN_VALUE, -1L, -128L));
+                0L,
+                1L,
+                127L,
+                128L,
+                255L,
+                16_383L,
+                16_384L,
+                Integer.MAX_VALUE + 1L,
+                (1L << 32) - 1,
+                1L << 32,
+                Long.MAX_VALUE,
+                Long.MIN_VALUE,
+                -1L,
+                -128L));
     Random random = new Random(7);
     for (int i = 0; i < 2_000; i++) {
       values.add(random.nextLong() >> random.nextInt(64));
@@ -63,7 +75,9 @@ public class ModelBytesVarIntTest {
     }
   }
 
-  /** Bytes Beam refuses are refused too, and the same way: end of stream, unterminated, too long. */
+  /**
+   * Bytes Beam refuses are refused too, and the same way: end of stream, unterminated, too long.
+   */
   @Test
   public void badVarintsAreRefusedAsBeamRefusesThem() {
     assertThrows(EOFException.class, () -> ModelBytes.readVarLong(in("")));
@@ -73,7 +87,8 @@ public class ModelBytesVarIntTest {
       IOException beams = assertThrows(IOException.class, () -> VarInt.decodeLong(in(hex)));
       assertEquals(hex, beams.getMessage(), ours.getMessage());
     }
-    IOException ours = assertThrows(IOException.class, () -> ModelBytes.readVarInt(in("8080808010")));
+    IOException ours =
+        assertThrows(IOException.class, () -> ModelBytes.readVarInt(in("8080808010")));
     IOException beams = assertThrows(IOException.class, () -> VarInt.decodeInt(in("8080808010")));
     assertEquals(beams.getMessage(), ours.getMessage());
   }

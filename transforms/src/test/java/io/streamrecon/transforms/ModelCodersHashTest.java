@@ -11,7 +11,8 @@ import org.junit.Test;
 
 /** Hashes travel packed (33 bytes) when they are lower-case SHA-256 hex, and exactly otherwise. */
 public class ModelCodersHashTest {
-  private static final String SHA = "a54ffbf39037d70d33bc973b9b66b658e115528c1ace659a859e34460885aa86";
+  private static final String SHA =
+      "a54ffbf39037d70d33bc973b9b66b658e115528c1ace659a859e34460885aa86";
 
   @Test
   public void aLowerCaseHexSha256IsPackedIntoThirtyThreeBytes() throws IOException {

@@ -36,8 +36,8 @@ import org.junit.Test;
  * 100,000 seeded malformed inputs (random bytes, truncated JSON, huge numbers, deep nesting,
  * invalid UTF-8, empty values) interleaved with good events: every malformed input is a dead letter
  * (an {@link InvalidEventException}, never another exception), every good event parses exactly as
- * it does alone, and the counts add up. The same mix, smaller (2,000), through the {@link ParseEvents}
- * transform on the DirectRunner.
+ * it does alone, and the counts add up. The same mix, smaller (2,000), through the {@link
+ * ParseEvents} transform on the DirectRunner.
  */
 public class ParseEventsFuzzTest {
   @Rule public final transient TestPipeline pipeline = TestPipeline.create();
@@ -91,7 +91,9 @@ public class ParseEventsFuzzTest {
       case 1: // a proper prefix of a good event
         return g.substring(0, random.nextInt(g.length())).getBytes(StandardCharsets.UTF_8);
       case 2: // a number of 1,001 to 5,000 digits
-        return ("{\"id\":\"h\",\"eventTime\":0,\"n\":" + digits(random, 1001 + random.nextInt(4000)) + "}")
+        return ("{\"id\":\"h\",\"eventTime\":0,\"n\":"
+                + digits(random, 1001 + random.nextInt(4000))
+                + "}")
             .getBytes(StandardCharsets.UTF_8);
       case 3: // an event time far beyond year 9999 (epoch millis)
         return ("{\"id\":\"h\",\"eventTime\":" + digits(random, 20 + random.nextInt(300)) + "}")
@@ -112,7 +114,9 @@ public class ParseEventsFuzzTest {
       case 5: // invalid UTF-8 inside a string (lone continuation, truncated sequence, overlong)
         {
           byte[] prefix = "{\"id\":\"u".getBytes(StandardCharsets.UTF_8);
-          byte[][] bad = {{(byte) 0x80}, {(byte) 0xE2, (byte) 0x82}, {(byte) 0xC0, (byte) 0xAF}, {(byte) 0xFF}};
+          byte[][] bad = {
+            {(byte) 0x80}, {(byte) 0xE2, (byte) 0x82}, {(byte) 0xC0, (byte) 0xAF}, {(byte) 0xFF}
+          };
           byte[] mid = bad[random.nextInt(bad.length)];
           byte[] suffix = "\",\"eventTime\":0}".getBytes(StandardCharsets.UTF_8);
           byte[] b = new byte[prefix.length + mid.length + suffix.length];
@@ -172,7 +176,10 @@ public class ParseEventsFuzzTest {
         continue;
       } catch (RuntimeException e) {
         throw new AssertionError(
-            "input " + in.raw().origin().describe() + " crashed the parser instead of being a dead letter", e);
+            "input "
+                + in.raw().origin().describe()
+                + " crashed the parser instead of being a dead letter",
+            e);
       }
       if (!in.good()) {
         fail("malformed input " + in.raw().origin().describe() + " parsed as an event");
@@ -225,7 +232,9 @@ public class ParseEventsFuzzTest {
                 .apply(
                     "Stages",
                     MapElements.into(TypeDescriptors.strings())
-                        .via((DeadLetter d) -> d.stage() + (d.error().isBlank() ? " no error" : ""))))
+                        .via(
+                            (DeadLetter d) ->
+                                d.stage() + (d.error().isBlank() ? " no error" : ""))))
         .satisfies(
             stages -> {
               stages.forEach(s -> assertEquals(ParseEvents.STAGE, s));

@@ -61,7 +61,8 @@ public class ParsedInputTest {
     CoderException e =
         assertThrows(
             CoderException.class,
-            () -> CoderUtils.decodeFromByteArray(ModelCoders.ParsedInputCoder.of(), new byte[] {7}));
+            () ->
+                CoderUtils.decodeFromByteArray(ModelCoders.ParsedInputCoder.of(), new byte[] {7}));
     assertEquals("not a ParsedInput: tag 7", e.getMessage());
   }
 }

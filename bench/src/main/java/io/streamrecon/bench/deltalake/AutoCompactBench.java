@@ -32,9 +32,7 @@ import picocli.CommandLine.Option;
  * count, mean file size and rows committed, and at the end the rows committed per second and the
  * JVM's CPU time per committed row (the throughput cost).
  */
-@Command(
-    name = "autocompact",
-    description = "Streaming writes with and without auto-compaction.")
+@Command(name = "autocompact", description = "Streaming writes with and without auto-compaction.")
 public final class AutoCompactBench implements Callable<Integer> {
   @Option(names = "--dir", required = true, description = "empty scratch directory")
   Path dir;
@@ -117,8 +115,12 @@ public final class AutoCompactBench implements Callable<Integer> {
       samples++;
       System.out.printf(
           "| %.1f | %d | %d | %.1f | %,d | %.1f |%n",
-          (System.nanoTime() - t0) / 60e9, s.version(), files,
-          files == 0 ? 0 : bytes / 1024.0 / files, rows, load());
+          (System.nanoTime() - t0) / 60e9,
+          s.version(),
+          files,
+          files == 0 ? 0 : bytes / 1024.0 / files,
+          rows,
+          load());
     }
     long cpu = cpuNanos() - cpu0;
     double seconds = (System.nanoTime() - t0) / 1e9;
@@ -126,7 +128,12 @@ public final class AutoCompactBench implements Callable<Integer> {
     System.out.printf(
         "rows committed %,d in %.0f s: %.0f rows/s (offered %d/s); mean live files over the samples"
             + " %.0f; JVM CPU %.1f s = %.1f ms per 1,000 rows%n",
-        rows, seconds, rows / seconds, rate, fileSum / Math.max(1, samples), cpu / 1e9,
+        rows,
+        seconds,
+        rows / seconds,
+        rate,
+        fileSum / Math.max(1, samples),
+        cpu / 1e9,
         rows == 0 ? 0 : cpu / 1e6 / (rows / 1000.0));
     return 0;
   }
@@ -134,8 +141,13 @@ public final class AutoCompactBench implements Callable<Integer> {
   private static Event event(Long n) {
     String id = String.format("ord-%08d", (n * 7919) % 100_000_000L);
     byte[] payload =
-        ("{\"id\":\"" + id + "\",\"n\":" + n + ",\"status\":\"PAID\",\"amount\":"
-                + (n % 1000) + ".25}")
+        ("{\"id\":\""
+                + id
+                + "\",\"n\":"
+                + n
+                + ",\"status\":\"PAID\",\"amount\":"
+                + (n % 1000)
+                + ".25}")
             .getBytes(StandardCharsets.UTF_8);
     return new Event(
         n % 2 == 0 ? Side.SOURCE : Side.TARGET,
@@ -151,8 +163,7 @@ public final class AutoCompactBench implements Callable<Integer> {
   }
 
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            ManagementFactory.getOperatingSystemMXBean())
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 }

@@ -1,9 +1,9 @@
 package io.streamrecon.bench.deltalake;
 
+import io.delta.kernel.Snapshot;
 import io.delta.kernel.Table;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.data.Row;
-import io.delta.kernel.Snapshot;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.internal.DeltaLogActionUtils.DeltaAction;
@@ -24,8 +24,8 @@ import org.apache.hadoop.fs.Path;
 /**
  * The commit that made each data file of a table visible: its version and the {@code
  * commitInfo.timestamp} of {@code _delta_log/<version>.json} (the committing JVM's wall clock,
- * taken by Delta Kernel as it commits), read once through Kernel's commit actions. Only files
- * added with {@code dataChange=true} are mapped: a file written by compaction holds rows that first
+ * taken by Delta Kernel as it commits), read once through Kernel's commit actions. Only files added
+ * with {@code dataChange=true} are mapped: a file written by compaction holds rows that first
  * became visible in an earlier commit, which its own commit cannot tell.
  */
 public final class DataFileCommits {
@@ -35,9 +35,9 @@ public final class DataFileCommits {
   public record Commit(long version, long timestampMillis) {}
 
   /**
-   * Data file path (relative to the table, as in the log's {@code add} actions) to the commit
-   * that added it; empty while the table does not exist. A version without a {@code commitInfo}
-   * maps none of its files.
+   * Data file path (relative to the table, as in the log's {@code add} actions) to the commit that
+   * added it; empty while the table does not exist. A version without a {@code commitInfo} maps
+   * none of its files.
    */
   public static Map<String, Commit> of(Configuration conf, String warehouse, String table) {
     Path root = new Path(warehouse, table);

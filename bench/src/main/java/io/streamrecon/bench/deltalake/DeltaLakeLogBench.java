@@ -18,8 +18,8 @@ import io.delta.kernel.utils.CloseableIterable;
 import io.streamrecon.deltalake.DeltaLakeAppender;
 import io.streamrecon.deltalake.DeltaLakeEngine;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DataFileName;
@@ -49,12 +49,12 @@ import picocli.CommandLine.Option;
 
 /**
  * How the Delta Lake log behaves after months of streaming commits. Phase 1 commits, the way a
- * streaming run does (one {@code SetTransaction} + small real Parquet files per commit, through
- * the run's committer, by {@link DeltaLakeAppender}), to {@code raw_events} and {@code deltas},
- * and at each step measures commit latency, cold snapshot load, incremental update, {@code show
- * deltas} and {@code explain}. Phase 2 grows {@code raw_events} to many files with synthetic
- * AddFiles (paths that are never read: their natural_id stats exclude the explained key) and
- * measures the same against file count.
+ * streaming run does (one {@code SetTransaction} + small real Parquet files per commit, through the
+ * run's committer, by {@link DeltaLakeAppender}), to {@code raw_events} and {@code deltas}, and at
+ * each step measures commit latency, cold snapshot load, incremental update, {@code show deltas}
+ * and {@code explain}. Phase 2 grows {@code raw_events} to many files with synthetic AddFiles
+ * (paths that are never read: their natural_id stats exclude the explained key) and measures the
+ * same against file count.
  */
 @Command(
     name = "deltalog",
@@ -114,6 +114,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   boolean noFork;
 
   private Configuration conf;
+
   /** The engine the committer builds for this configuration, for the commits made by hand. */
   private Engine engine;
 
@@ -226,14 +227,19 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
               });
       // show reads every deltas file: linear in files, and minutes past a few thousand here.
       double show =
-          done <= showUpTo
-              ? timed(() -> DeltaLakeTables.readDeltas(warehouse)) / 1e6
-              : Double.NaN;
+          done <= showUpTo ? timed(() -> DeltaLakeTables.readDeltas(warehouse)) / 1e6 : Double.NaN;
       double explain = median(() -> timed(() -> explain(warehouse, key)));
       System.out.printf(
           "| %,d | %.1f / %.1f | %.0f | %.1f | %,.0f | %.0f | %,d | %d |%n",
-          done, mean, sorted[(int) (sorted.length * 0.99)] / 1e6, cold, update, show, explain,
-          count(log, ""), count(log, ".checkpoint.parquet"));
+          done,
+          mean,
+          sorted[(int) (sorted.length * 0.99)] / 1e6,
+          cold,
+          update,
+          show,
+          explain,
+          count(log, ""),
+          count(log, ".checkpoint.parquet"));
       System.out.flush();
     }
     if (!compactDeltas) {
@@ -277,8 +283,12 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     Path log = Path.of(warehouse, table, "_delta_log");
     long latest;
     try (Stream<Path> s = Files.list(log)) {
-      latest = s.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d{20}\\.json"))
-          .mapToLong(n -> Long.parseLong(n.substring(0, 20))).max().orElseThrow();
+      latest =
+          s.map(p -> p.getFileName().toString())
+              .filter(n -> n.matches("\\d{20}\\.json"))
+              .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
+              .max()
+              .orElseThrow();
     }
     ObjectMapper json = JSON;
     ObjectNode info = null;
@@ -296,8 +306,7 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
       }
     }
     String templateStats = add.get("add").get("stats").asText();
-    String templateKey =
-        json.readTree(templateStats).get("minValues").get("natural_id").asText();
+    String templateKey = json.readTree(templateStats).get("minValues").get("natural_id").asText();
     long version = latest;
     for (long n = from; n < to; n++) {
       version++;
@@ -359,19 +368,24 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     double explain = median(() -> timed(() -> explain(warehouse, key)));
     System.out.printf(
         "| %,d | %.1f / %.1f | %.0f | %.1f | n/a | %.0f | %,d | %d |%n",
-        version + measured, mean, ns[ns.length - 1] / 1e6, cold, update, explain,
-        count(log, ""), count(log, ".checkpoint.parquet"));
+        version + measured,
+        mean,
+        ns[ns.length - 1] / 1e6,
+        cold,
+        update,
+        explain,
+        count(log, ""),
+        count(log, ".checkpoint.parquet"));
   }
 
   /**
-   * A byte copy of the deltas file {@code template} under a new name, its stats claiming key
-   * {@code n} only: explain of that key opens the file and finds no row in it.
+   * A byte copy of the deltas file {@code template} under a new name, its stats claiming key {@code
+   * n} only: explain of that key opens the file and finds no row in it.
    */
   private TableFile copy(String warehouse, TableFile template, long n) throws IOException {
     String id = String.format("k-%08d", n);
     String name =
-        template.path().substring(0, template.path().lastIndexOf('/') + 1)
-            + DataFileName.newName();
+        template.path().substring(0, template.path().lastIndexOf('/') + 1) + DataFileName.newName();
     Path root = Path.of(warehouse, WarehouseTables.DELTAS);
     Files.copy(root.resolve(template.path()), root.resolve(name));
     String stats = template.stats().replace("k--0000001", id);
@@ -381,12 +395,15 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   /** Writes a raw_events file of one event, key {@code n}, to be committed next. */
   private static void rawFile(DeltaLakeAppender<Event> raw, long n) throws IOException {
     String id = String.format("k-%08d", n);
-    byte[] payload =
-        ("{\"id\":\"" + id + "\",\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8);
+    byte[] payload = ("{\"id\":\"" + id + "\",\"n\":" + n + "}").getBytes(StandardCharsets.UTF_8);
     Instant t = eventTime(n);
     Event e =
         new Event(
-            Side.SOURCE, id, t, String.format("%064x", Math.max(0, n)), payload,
+            Side.SOURCE,
+            id,
+            t,
+            String.format("%064x", Math.max(0, n)),
+            payload,
             Origin.kafka("bench", 0, n));
     raw.write(e, t);
     raw.finishFiles();
@@ -404,8 +421,19 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
     Pointer p =
         new Pointer(n, "side=SOURCE/event_date=2024-03-01/x.parquet", 0, Side.SOURCE, id, hash);
     return new DeltaRecord(
-        hash, null, id, Status.MISSING_IN_TARGET, List.of(), p.sha256(), null, t, null, p, null,
-        t, "bench");
+        hash,
+        null,
+        id,
+        Status.MISSING_IN_TARGET,
+        List.of(),
+        p.sha256(),
+        null,
+        t,
+        null,
+        p,
+        null,
+        t,
+        "bench");
   }
 
   // ------------------------------------------------------------------ phase 2
@@ -471,8 +499,10 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
   private static Row syntheticAdd(long n) {
     String id = String.format("z-%09d", n);
     String stats =
-        "{\"numRecords\":100,\"minValues\":{\"natural_id\":\"" + id
-            + "\"},\"maxValues\":{\"natural_id\":\"" + id
+        "{\"numRecords\":100,\"minValues\":{\"natural_id\":\""
+            + id
+            + "\"},\"maxValues\":{\"natural_id\":\""
+            + id
             + "~\"},\"nullCount\":{\"natural_id\":0}}";
     return addFile(
         new TableFile(
@@ -502,8 +532,8 @@ public final class DeltaLakeLogBench implements Callable<Integer> {
 
   /**
    * One commit of {@code actions} to the table at {@code tableDir} through Kernel, carrying the
-   * transaction identifier {@code (appId, txn)}: for the commits whose content the project's
-   * writer cannot make (synthetic files, byte copies with made-up stats).
+   * transaction identifier {@code (appId, txn)}: for the commits whose content the project's writer
+   * cannot make (synthetic files, byte copies with made-up stats).
    */
   private void commitAdds(Path tableDir, String appId, long txn, List<Row> actions) {
     kernelSnapshot(tableDir)

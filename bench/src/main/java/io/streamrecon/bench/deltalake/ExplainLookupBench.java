@@ -24,14 +24,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code explain --naturalId} on a large {@code raw_events} table: {@code --rows} events in
- * {@code --files} files (one commit each, natural ids drawn at random over the whole key space, as
- * a streaming run writes them, so file-level min/max stats rarely exclude a file), then the
- * command's wall time for keys that exist, before and after {@code compact}.
+ * {@code explain --naturalId} on a large {@code raw_events} table: {@code --rows} events in {@code
+ * --files} files (one commit each, natural ids drawn at random over the whole key space, as a
+ * streaming run writes them, so file-level min/max stats rarely exclude a file), then the command's
+ * wall time for keys that exist, before and after {@code compact}.
  */
-@Command(
-    name = "explainlookup",
-    description = "explain --naturalId on a large raw_events table.")
+@Command(name = "explainlookup", description = "explain --naturalId on a large raw_events table.")
 public final class ExplainLookupBench implements Callable<Integer> {
   @Option(names = "--dir", required = true, description = "empty scratch directory")
   Path dir;
@@ -74,7 +72,8 @@ public final class ExplainLookupBench implements Callable<Integer> {
     Instant start = Instant.parse("2024-03-01T00:00:00Z");
     long bytes = 0;
     // An existing table (from an earlier run) is measured as it is.
-    boolean exists = Files.isDirectory(dir.resolve(WarehouseTables.RAW_EVENTS).resolve("_delta_log"));
+    boolean exists =
+        Files.isDirectory(dir.resolve(WarehouseTables.RAW_EVENTS).resolve("_delta_log"));
     // Bloom filters sized as a run's writer sizes them: the default for its first bundle, then the
     // rows of the previous bundle's largest file.
     DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "bench");
@@ -90,14 +89,24 @@ public final class ExplainLookupBench implements Callable<Integer> {
           long n = (long) f * perFile + i;
           String id = String.format("ord-%08d", (long) (random.nextDouble() * keySpace));
           byte[] payload =
-              ("{\"id\":\"" + id + "\",\"n\":" + n + ",\"status\":\"PAID\",\"amount\":"
-                      + (n % 1000) + ".25,\"customer\":{\"id\":\"c-" + (n % 977)
+              ("{\"id\":\""
+                      + id
+                      + "\",\"n\":"
+                      + n
+                      + ",\"status\":\"PAID\",\"amount\":"
+                      + (n % 1000)
+                      + ".25,\"customer\":{\"id\":\"c-"
+                      + (n % 977)
                       + "\",\"city\":\"Lyon\"}}")
                   .getBytes(StandardCharsets.UTF_8);
           Instant t = start.plus(n * 100);
           w.write(
               new Event(
-                  Side.SOURCE, id, t, String.format("%064x", n), payload,
+                  Side.SOURCE,
+                  id,
+                  t,
+                  String.format("%064x", n),
+                  payload,
                   Origin.kafka("bench", 0, n)),
               t);
         }
@@ -113,7 +122,12 @@ public final class ExplainLookupBench implements Callable<Integer> {
       System.out.printf(
           "wrote %,d rows in %d files (%,d bytes, %d commits, bloom filters %s) in %.0f s;"
               + " writing the Parquet files took %.1f s of CPU (commits excluded)%n",
-          rows, files, bytes, files, bloomFilter ? "on" : "off", (System.nanoTime() - t0) / 1e9,
+          rows,
+          files,
+          bytes,
+          files,
+          bloomFilter ? "on" : "off",
+          (System.nanoTime() - t0) / 1e9,
           writeCpu / 1e9);
     }
     List<String> keys = new ArrayList<>();
@@ -133,7 +147,9 @@ public final class ExplainLookupBench implements Callable<Integer> {
     long c0 = System.nanoTime();
     DeltaLakeMaintenance.CompactResult r =
         DeltaLakeMaintenance.compact(
-            conf, warehouse, WarehouseTables.RAW_EVENTS,
+            conf,
+            warehouse,
+            WarehouseTables.RAW_EVENTS,
             DeltaLakeMaintenance.DEFAULT_TARGET_FILE_SIZE);
     System.out.printf("compact: %s in %.0f s%n", r.describe(), (System.nanoTime() - c0) / 1e9);
     measure("after compaction", warehouse, keys);
@@ -175,15 +191,20 @@ public final class ExplainLookupBench implements Callable<Integer> {
     System.out.printf(
         "%s: explain --naturalId wall time ms %s (median %.0f, max %.0f); the raw_events lookup"
             + " alone: median %.0f ms, read the footers of %d of %d files and the rows of %d%n",
-        label, Arrays.toString(Arrays.stream(ms).map(Math::rint).toArray()),
-        sorted[sorted.length / 2], sorted[sorted.length - 1], lookupMs[lookupMs.length / 2],
+        label,
+        Arrays.toString(Arrays.stream(ms).map(Math::rint).toArray()),
+        sorted[sorted.length / 2],
+        sorted[sorted.length - 1],
+        lookupMs[lookupMs.length / 2],
         cost[0].filesOpened(),
-        cost[0].filesInSnapshot(), cost[0].filesRead());
+        cost[0].filesInSnapshot(),
+        cost[0].filesRead());
     double[] cpuSorted = cpu.clone();
     Arrays.sort(cpuSorted);
     System.out.printf(
         "%s: CPU time of the JVM during each explain ms %s (median %.0f); load average %s%n",
-        label, Arrays.toString(Arrays.stream(cpu).map(Math::rint).toArray()),
+        label,
+        Arrays.toString(Arrays.stream(cpu).map(Math::rint).toArray()),
         cpuSorted[cpu.length / 2],
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
   }

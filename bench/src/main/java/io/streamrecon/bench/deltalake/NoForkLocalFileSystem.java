@@ -19,8 +19,8 @@ import org.apache.hadoop.fs.permission.FsPermission;
  * Hadoop's local file system with {@code setPermission} done through java.nio. Without Hadoop's
  * native library, every file Hadoop creates locally (each Delta commit, checkpoint and Parquet
  * file) forks a {@code chmod} process, and every rename (each commit) a {@code readlink}; on a
- * shared, loaded 2-core machine that fork dominated a commit. The log benchmark installs it
- * ({@code --noFork}, the default) to measure the Delta log rather than process creation; {@code
+ * shared, loaded 2-core machine that fork dominated a commit. The log benchmark installs it ({@code
+ * --noFork}, the default) to measure the Delta log rather than process creation; {@code
  * --noFork=false} shows the fork cost.
  */
 public class NoForkLocalFileSystem extends LocalFileSystem {

@@ -47,8 +47,7 @@ public final class SyntheticDeltas {
     long start = Instant.parse("2024-03-01T00:00:00Z").getMillis();
     long span = spanHours * 3_600_000L;
     int files = 0;
-    try (DeltaLakeAppender<DeltaRecord> writer =
-        DeltaLakeAppender.deltas(conf, warehouse, runId)) {
+    try (DeltaLakeAppender<DeltaRecord> writer = DeltaLakeAppender.deltas(conf, warehouse, runId)) {
       for (long i = 0; i < rows; i++) {
         String id = String.format("ord-%09d", i);
         long eventTime = start + (long) (random.nextDouble() * span);
@@ -67,7 +66,9 @@ public final class SyntheticDeltas {
             String path = String.format(PATHS[random.nextInt(PATHS.length)], random.nextInt(10));
             diffs.add(
                 new Difference(
-                    path, DifferenceKind.CHANGED, "\"v" + random.nextInt(1000) + "\"",
+                    path,
+                    DifferenceKind.CHANGED,
+                    "\"v" + random.nextInt(1000) + "\"",
                     "\"v" + random.nextInt(1000) + "\""));
           }
           diffs.sort((a, b) -> a.path().compareTo(b.path()));
@@ -75,22 +76,38 @@ public final class SyntheticDeltas {
         String verdictId = hash(random, hex);
         DeltaRecord d =
             new DeltaRecord(
-                verdictId, null, id, status, diffs, sh, th,
+                verdictId,
+                null,
+                id,
+                status,
+                diffs,
+                sh,
+                th,
                 sh == null ? null : new Instant(eventTime),
                 th == null ? null : new Instant(eventTime),
                 sh == null ? null : pointer(Side.SOURCE, id, sh, i),
                 th == null ? null : pointer(Side.TARGET, id, th, i),
-                new Instant(detected), runId);
+                new Instant(detected),
+                runId);
         writer.write(d, new Instant(eventTime));
         if (status == Status.MISMATCH && random.nextDouble() < 0.01 && i + 1 < rows) {
           // A new version resolved it: a MATCH that supersedes the mismatch.
           i++;
           writer.write(
               new DeltaRecord(
-                  hash(random, hex), verdictId, id, Status.MATCH, List.of(), th, th,
-                  new Instant(eventTime + 5000), new Instant(eventTime),
-                  pointer(Side.SOURCE, id, th, i), pointer(Side.TARGET, id, th, i),
-                  new Instant(detected + 5000), runId),
+                  hash(random, hex),
+                  verdictId,
+                  id,
+                  Status.MATCH,
+                  List.of(),
+                  th,
+                  th,
+                  new Instant(eventTime + 5000),
+                  new Instant(eventTime),
+                  pointer(Side.SOURCE, id, th, i),
+                  pointer(Side.TARGET, id, th, i),
+                  new Instant(detected + 5000),
+                  runId),
               new Instant(eventTime + 5000));
         }
         if ((i + 1) % rowsPerFile == 0) {
@@ -111,7 +128,12 @@ public final class SyntheticDeltas {
   }
 
   private static Pointer pointer(Side side, String id, String hash, long row) {
-    return new Pointer(0, "side=" + side + "/event_date=2024-03-01/part-synthetic.snappy.parquet",
-        row, side, id, hash);
+    return new Pointer(
+        0,
+        "side=" + side + "/event_date=2024-03-01/part-synthetic.snappy.parquet",
+        row,
+        side,
+        id,
+        hash);
   }
 }

@@ -34,8 +34,7 @@ public class TableReadersTest {
     TableFile second;
     long v0;
     long v1;
-    try (DeltaLakeAppender<Event> appender =
-        DeltaLakeAppender.rawEvents(conf, warehouse, "test")) {
+    try (DeltaLakeAppender<Event> appender = DeltaLakeAppender.rawEvents(conf, warehouse, "test")) {
       for (int i = 0; i < 3; i++) {
         appender.write(event(i), new Instant(0));
       }
@@ -69,7 +68,11 @@ public class TableReadersTest {
     String id = String.format("k-%03d", n);
     byte[] payload = ("{\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8);
     return new Event(
-        Side.SOURCE, id, new Instant(0), String.format("%064x", n), payload,
+        Side.SOURCE,
+        id,
+        new Instant(0),
+        String.format("%064x", n),
+        payload,
         Origin.kafka("t", 0, n));
   }
 }

@@ -1,9 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.records.ErasureRecords;
-import io.streamrecon.pipeline.output.Explained;
-import io.streamrecon.pipeline.output.TerminalText;
-import io.streamrecon.pipeline.output.RowJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamrecon.deltalake.DeltaLakeLookup;
@@ -14,6 +10,10 @@ import io.streamrecon.json.JsonDiff;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Pointer;
+import io.streamrecon.pipeline.output.Explained;
+import io.streamrecon.pipeline.output.RowJson;
+import io.streamrecon.pipeline.output.TerminalText;
+import io.streamrecon.pipeline.records.ErasureRecords;
 import io.streamrecon.pipeline.run.RulesArchive;
 import java.io.PrintWriter;
 import java.time.LocalDate;
@@ -66,7 +66,8 @@ final class ExplainCommand implements Callable<Integer> {
     List<DeltaRecord> deltas = new ArrayList<>();
     if (warehouseOption.get().tableExists(WarehouseTables.DELTAS)) {
       deltas.addAll(
-          readTable(WarehouseTables.DELTAS, () -> DeltaLakeLookup.findDeltas(warehouse, naturalId)));
+          readTable(
+              WarehouseTables.DELTAS, () -> DeltaLakeLookup.findDeltas(warehouse, naturalId)));
     }
     List<ErasureRecords.Erasure> erasures = ErasureRecords.of(warehouse, naturalId);
     if (rows.isEmpty() && deltas.isEmpty() && erasures.isEmpty()) {

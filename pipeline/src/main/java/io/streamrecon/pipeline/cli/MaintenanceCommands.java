@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.records.ErasureRecords;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
@@ -10,6 +9,7 @@ import io.streamrecon.files.LocalFiles;
 import io.streamrecon.json.ParseConfig;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.records.ErasureRecords;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -71,7 +71,10 @@ final class MaintenanceCommands {
     }
     if (!WarehouseTables.TABLES.contains(table)) {
       throw new IllegalArgumentException(
-          "--table=" + table + " is not a table: use one of " + String.join(", ", WarehouseTables.TABLES));
+          "--table="
+              + table
+              + " is not a table: use one of "
+              + String.join(", ", WarehouseTables.TABLES));
     }
     return List.of(table);
   }
@@ -85,7 +88,9 @@ final class MaintenanceCommands {
   static final class Compact implements Callable<Integer> {
     @Mixin WarehouseOption warehouse;
 
-    @Option(names = "--table", description = "raw_events, deltas, dead_letters or late_events (default: all)")
+    @Option(
+        names = "--table",
+        description = "raw_events, deltas, dead_letters or late_events (default: all)")
     String table;
 
     @Option(names = "--targetFileSize", defaultValue = "128MB", description = "Target file size")
@@ -120,10 +125,15 @@ final class MaintenanceCommands {
   static final class Vacuum implements Callable<Integer> {
     @Mixin WarehouseOption warehouse;
 
-    @Option(names = "--table", description = "raw_events, deltas, dead_letters or late_events (default: all)")
+    @Option(
+        names = "--table",
+        description = "raw_events, deltas, dead_letters or late_events (default: all)")
     String table;
 
-    @Option(names = "--retain", defaultValue = "7d", description = "Keep files readable for this long (at least 1h)")
+    @Option(
+        names = "--retain",
+        defaultValue = "7d",
+        description = "Keep files readable for this long (at least 1h)")
     String retain;
 
     @Option(
@@ -161,7 +171,7 @@ final class MaintenanceCommands {
         warehouse.requireTable(WarehouseTables.RAW_EVENTS);
         System.out.println(
             DeltaLakeMaintenance.expireRawEvents(
-                conf, warehouse.location(), rawRetention, pairing, lateness, now)
+                    conf, warehouse.location(), rawRetention, pairing, lateness, now)
                 .describe());
       }
       for (String name : names) {
@@ -275,8 +285,7 @@ final class MaintenanceCommands {
                 + erased.size()
                 + " natural id(s); record: "
                 + ErasureRecords.write(
-                    location, erasureId, now.toString(), ErasureRecords.DONE, erased, keys,
-                    results)
+                    location, erasureId, now.toString(), ErasureRecords.DONE, erased, keys, results)
                 + "; the old files stay readable to time travel until a vacuum deletes them"
                 + " (vacuum --retain, 7d by default; docs/operations.md#erasure)");
       }

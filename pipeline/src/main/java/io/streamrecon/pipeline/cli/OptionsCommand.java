@@ -16,8 +16,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code options}: lists the options of {@code run}, those {@link ReconcileOptions} declares, each
- * with its type, default and description. {@code --markdown} prints the table that is checked in
- * as {@code docs/options.md}: {@code bin/streamrecon options --markdown > docs/options.md}.
+ * with its type, default and description. {@code --markdown} prints the table that is checked in as
+ * {@code docs/options.md}: {@code bin/streamrecon options --markdown > docs/options.md}.
  */
 @Command(
     name = "options",
@@ -137,9 +137,6 @@ final class OptionsCommand implements Callable<Integer> {
   }
 
   private static String cell(String text) {
-    return text.replace("|", "\\|")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\n", " ");
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").replace("\n", " ");
   }
 }

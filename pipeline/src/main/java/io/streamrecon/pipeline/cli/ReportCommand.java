@@ -1,7 +1,7 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.report.ReportPage;
 import io.streamrecon.pipeline.output.TerminalText;
+import io.streamrecon.pipeline.report.ReportPage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
@@ -17,8 +17,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code streamrecon report}: writes the HTML report of a warehouse ({@link ReportPage}), for a
- * run and an event-time window when given, and says where and how large.
+ * {@code streamrecon report}: writes the HTML report of a warehouse ({@link ReportPage}), for a run
+ * and an event-time window when given, and says where and how large.
  */
 @Command(
     name = "report",
@@ -51,8 +51,7 @@ final class ReportCommand implements Callable<Integer> {
     Instant from = instant("--since", since);
     Instant to = instant("--until", until);
     if (from != null && to != null && !from.isBefore(to)) {
-      throw new IllegalArgumentException(
-          "--since=" + since + " must be before --until=" + until);
+      throw new IllegalArgumentException("--since=" + since + " must be before --until=" + until);
     }
     long start = System.nanoTime();
     Path target = ReportPage.write(warehouse.location(), runId, from, to, outFile);

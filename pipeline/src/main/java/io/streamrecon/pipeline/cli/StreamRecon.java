@@ -1,17 +1,16 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.run.SummaryJson;
-import io.streamrecon.pipeline.output.TerminalText;
-import io.streamrecon.pipeline.output.RowJson;
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseTables;
+import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
-import io.streamrecon.pipeline.FailOnRules;
 import io.streamrecon.pipeline.metrics.PrometheusTextFile;
+import io.streamrecon.pipeline.output.RowJson;
+import io.streamrecon.pipeline.output.TerminalText;
 import io.streamrecon.pipeline.run.ReconcileRun;
 import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.pipeline.run.SummaryJson;
 import io.streamrecon.pipeline.samples.RulesSample;
 import io.streamrecon.pipeline.samples.SampleGenerator;
 import java.io.IOException;
@@ -24,21 +23,20 @@ import java.util.concurrent.Callable;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine;
 
 /**
  * The {@code streamrecon} command line: {@code run [options]} runs a reconciliation (options are
- * Beam pipeline options, see {@link ReconcileOptions}); {@code show deltas|dead-letters|late-events}
- * prints a table as JSON Lines; {@code explain --naturalId=X} prints the stored payloads of a key,
- * their pointers and the diff; {@code report [--out=report.html]} writes a self-contained HTML
- * report ({@link ReportCommand}); {@code compact} and {@code
- * vacuum} maintain the tables and {@code forget} erases natural ids (see {@link
- * MaintenanceCommands}). Errors are one line on standard
- * error and a non-zero exit.
+ * Beam pipeline options, see {@link ReconcileOptions}); {@code show
+ * deltas|dead-letters|late-events} prints a table as JSON Lines; {@code explain --naturalId=X}
+ * prints the stored payloads of a key, their pointers and the diff; {@code report
+ * [--out=report.html]} writes a self-contained HTML report ({@link ReportCommand}); {@code compact}
+ * and {@code vacuum} maintain the tables and {@code forget} erases natural ids (see {@link
+ * MaintenanceCommands}). Errors are one line on standard error and a non-zero exit.
  */
 @Command(
     name = "streamrecon",
@@ -59,13 +57,16 @@ import picocli.CommandLine;
 public final class StreamRecon implements Callable<Integer> {
   /** Exit code for bad usage or options. */
   public static final int EXIT_USAGE = 2;
+
   /** Exit code for a run that failed. */
   public static final int EXIT_FAILED = 1;
+
   /**
    * Exit code for a run whose counts do not add up, and for a {@code forget} that found some id in
    * no table: the command finished, but did not do all it was asked.
    */
   public static final int EXIT_COUNTS = 3;
+
   /**
    * Exit code for a run that finished, with counts that add up, over a threshold of {@code
    * --failOn}: the data differ more than the caller accepts ({@link #EXIT_COUNTS} comes first).
@@ -106,9 +107,10 @@ public final class StreamRecon implements Callable<Integer> {
   }
 
   /**
-   * Removes {@code --verbose} (valid before or after the command) and, when present, logs the
-   * stack trace of a failure and turns on INFO for every library on slf4j-simple (the runnable jar's back end; its file says WARN). On
-   * a Spark or Flink distribution the runners' main classes decide the log4j 2 levels.
+   * Removes {@code --verbose} (valid before or after the command) and, when present, logs the stack
+   * trace of a failure and turns on INFO for every library on slf4j-simple (the runnable jar's back
+   * end; its file says WARN). On a Spark or Flink distribution the runners' main classes decide the
+   * log4j 2 levels.
    */
   static String[] applyVerbosity(String[] args) {
     List<String> kept = new ArrayList<>();
@@ -221,15 +223,15 @@ public final class StreamRecon implements Callable<Integer> {
   }
 
   /**
-   * The system property naming the directory of the bundled samples ({@code source.jsonl},
-   * {@code target.jsonl}); the launcher sets it.
+   * The system property naming the directory of the bundled samples ({@code source.jsonl}, {@code
+   * target.jsonl}); the launcher sets it.
    */
   static final String SAMPLES_PROPERTY = "streamrecon.samples";
 
   /**
    * A run given neither {@code --source} nor {@code --target} reconciles the bundled samples, under
-   * whatever other options it was given (runner, warehouse, ...). Without the samples directory
-   * (no launcher) the options are left as they are, and the missing {@code --source} is reported.
+   * whatever other options it was given (runner, warehouse, ...). Without the samples directory (no
+   * launcher) the options are left as they are, and the missing {@code --source} is reported.
    */
   static List<String> withBundledSamples(List<String> options) {
     String samples = System.getProperty(SAMPLES_PROPERTY);
@@ -268,8 +270,9 @@ public final class StreamRecon implements Callable<Integer> {
         case "deltas" -> name = WarehouseTables.DELTAS;
         case "dead-letters" -> name = WarehouseTables.DEAD_LETTERS;
         case "late-events" -> name = WarehouseTables.LATE_EVENTS;
-        default -> throw new IllegalArgumentException(
-            "show: unknown table '" + table + "': use deltas, dead-letters or late-events");
+        default ->
+            throw new IllegalArgumentException(
+                "show: unknown table '" + table + "': use deltas, dead-letters or late-events");
       }
       // A run writes late_events or dead_letters only when it has some: an absent table is empty.
       if (!warehouse.get().tableExists(WarehouseTables.RAW_EVENTS)) {
@@ -277,12 +280,15 @@ public final class StreamRecon implements Callable<Integer> {
       }
       PrintWriter out = stdout();
       switch (name) {
-        case WarehouseTables.DELTAS -> DeltaLakeTables.readDeltas(warehouse.location())
-            .forEach(d -> out.println(RowJson.delta(d)));
-        case WarehouseTables.DEAD_LETTERS -> DeltaLakeTables.readDeadLetters(warehouse.location())
-            .forEach(d -> out.println(RowJson.deadLetter(d)));
-        default -> DeltaLakeTables.readLateEvents(warehouse.location())
-            .forEach(l -> out.println(RowJson.lateEvent(l)));
+        case WarehouseTables.DELTAS ->
+            DeltaLakeTables.readDeltas(warehouse.location())
+                .forEach(d -> out.println(RowJson.delta(d)));
+        case WarehouseTables.DEAD_LETTERS ->
+            DeltaLakeTables.readDeadLetters(warehouse.location())
+                .forEach(d -> out.println(RowJson.deadLetter(d)));
+        default ->
+            DeltaLakeTables.readLateEvents(warehouse.location())
+                .forEach(l -> out.println(RowJson.lateEvent(l)));
       }
       out.flush();
       return 0;
@@ -332,8 +338,8 @@ public final class StreamRecon implements Callable<Integer> {
   }
 
   /**
-   * Refuses an option given more than once, naming it only. Beam would take the last value of
-   * some and, for the others, fail with a message that quotes every value, a password among them.
+   * Refuses an option given more than once, naming it only. Beam would take the last value of some
+   * and, for the others, fail with a message that quotes every value, a password among them.
    * Options of a list type (Beam's {@code --experiments}, ...) may repeat.
    *
    * @throws IllegalArgumentException naming the first repeated option
@@ -351,9 +357,7 @@ public final class StreamRecon implements Callable<Integer> {
             "--"
                 + name
                 + " is given more than once: give it once"
-                + (name.equals("kafkaProperties")
-                    ? ", with the properties comma-separated"
-                    : ""));
+                + (name.equals("kafkaProperties") ? ", with the properties comma-separated" : ""));
       }
     }
   }
@@ -427,9 +431,9 @@ public final class StreamRecon implements Callable<Integer> {
   }
 
   /**
-   * The one line printed for a failure: the message of the first option error or {@link Failure}
-   * in the chain (written for the user), else of the root cause. A failure without a message of
-   * its own is named by its type, followed by the first message found along its causes.
+   * The one line printed for a failure: the message of the first option error or {@link Failure} in
+   * the chain (written for the user), else of the root cause. A failure without a message of its
+   * own is named by its type, followed by the first message found along its causes.
    */
   static String errorLine(Throwable e) {
     Throwable t = rootCause(e);
@@ -468,8 +472,8 @@ public final class StreamRecon implements Callable<Integer> {
   }
 
   /**
-   * A failure whose message is the whole line for the user (what failed and why); exits with
-   * {@link #EXIT_FAILED}.
+   * A failure whose message is the whole line for the user (what failed and why); exits with {@link
+   * #EXIT_FAILED}.
    */
   static final class Failure extends RuntimeException {
     Failure(String message, Throwable cause) {

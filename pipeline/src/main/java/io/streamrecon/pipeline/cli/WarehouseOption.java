@@ -5,10 +5,10 @@ import io.streamrecon.pipeline.run.Warehouse;
 import picocli.CommandLine.Option;
 
 /**
- * The {@code --warehouse} option of every command that reads or maintains the tables, declared
- * once and mixed into each ({@code @Mixin}). A run takes the same option as a Beam pipeline
- * option ({@code ReconcileOptions#getWarehouse}) with the same default and description: Beam
- * options are interfaces and picocli options are fields, so one declaration cannot serve both.
+ * The {@code --warehouse} option of every command that reads or maintains the tables, declared once
+ * and mixed into each ({@code @Mixin}). A run takes the same option as a Beam pipeline option
+ * ({@code ReconcileOptions#getWarehouse}) with the same default and description: Beam options are
+ * interfaces and picocli options are fields, so one declaration cannot serve both.
  */
 public final class WarehouseOption {
   @Option(

@@ -23,7 +23,9 @@ public record InputSpec(String bootstrapServers, String topic, String filePatter
   public static InputSpec parse(String option, String value) {
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException(
-          "--" + option + " is required: a JSON Lines file path or glob, or kafka://host:port/topic");
+          "--"
+              + option
+              + " is required: a JSON Lines file path or glob, or kafka://host:port/topic");
     }
     String v = value.trim();
     if (!v.startsWith(KAFKA_SCHEME)) {

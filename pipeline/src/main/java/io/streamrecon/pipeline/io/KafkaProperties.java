@@ -24,19 +24,19 @@ import org.apache.kafka.common.config.provider.EnvVarConfigProvider;
 import org.apache.kafka.common.config.provider.FileConfigProvider;
 
 /**
- * Kafka consumer properties from {@code --kafkaPropertiesFile} (a Java properties file) and
- * {@code --kafkaProperties} (comma-separated {@code key=value}; a value containing commas goes in
- * double quotes). Inline properties win over the file. Values are passed to the consumer as given,
- * so every security setting ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}) works,
- * except secrets.
+ * Kafka consumer properties from {@code --kafkaPropertiesFile} (a Java properties file) and {@code
+ * --kafkaProperties} (comma-separated {@code key=value}; a value containing commas goes in double
+ * quotes). Inline properties win over the file. Values are passed to the consumer as given, so
+ * every security setting ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}) works, except
+ * secrets.
  *
  * <p>A secret never enters the consumer configuration: the runners serialise that configuration
  * (and the pipeline options) into their checkpoints and job graphs, which live in the warehouse.
  * The configuration carries a reference instead, which the Kafka client resolves with its config
- * providers when it creates the consumer, wherever that runs: a secret from the file becomes
- * {@code ${file:<absolute path>:<key>}}, so the client reads the file again. Inline, a secret must
- * already be a reference ({@code ${env:NAME}}, {@code ${file:path:key}}); a literal one is
- * refused. {@link #isSecret} says which keys hold secrets.
+ * providers when it creates the consumer, wherever that runs: a secret from the file becomes {@code
+ * ${file:<absolute path>:<key>}}, so the client reads the file again. Inline, a secret must already
+ * be a reference ({@code ${env:NAME}}, {@code ${file:path:key}}); a literal one is refused. {@link
+ * #isSecret} says which keys hold secrets.
  */
 public final class KafkaProperties {
   private KafkaProperties() {}
@@ -58,8 +58,8 @@ public final class KafkaProperties {
           .collect(Collectors.toUnmodifiableSet());
 
   /**
-   * Secrets Kafka's consumer does not declare (other clients' settings, such as a schema
-   * registry's {@code basic.auth.user.info}, or an OAuth client secret), by the end of their name.
+   * Secrets Kafka's consumer does not declare (other clients' settings, such as a schema registry's
+   * {@code basic.auth.user.info}, or an OAuth client secret), by the end of their name.
    */
   private static final Pattern SECRET_NAME =
       Pattern.compile("(?i).*(password|secret|jaas\\.config|user\\.info)");
@@ -79,7 +79,8 @@ public final class KafkaProperties {
     Map<String, String> fromFile = readFile(file);
     fromFile.forEach(
         (key, value) ->
-            result.put(key, isSecret(key) && !isReference(value) ? fileReference(file, key) : value));
+            result.put(
+                key, isSecret(key) && !isReference(value) ? fileReference(file, key) : value));
     parseInline(inline)
         .forEach(
             (key, value) -> {

@@ -9,12 +9,12 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
- * Splits a byte stream into lines at {@code \n} (a trailing {@code \r} is dropped), reading in
- * 64 KiB chunks and holding at most {@code maxLineBytes} of a line: longer lines are cut there and
- * the rest skipped, so one huge line cannot exhaust memory; {@link #lastLineCut()} tells a cut
- * line from a short one (a cut line keeps a {@code \r} it ends on: that is not its terminator).
- * Empty lines are returned (as empty arrays): a caller counts or skips them. UTF-8 is never
- * decoded here. Closing the reader closes the stream.
+ * Splits a byte stream into lines at {@code \n} (a trailing {@code \r} is dropped), reading in 64
+ * KiB chunks and holding at most {@code maxLineBytes} of a line: longer lines are cut there and the
+ * rest skipped, so one huge line cannot exhaust memory; {@link #lastLineCut()} tells a cut line
+ * from a short one (a cut line keeps a {@code \r} it ends on: that is not its terminator). Empty
+ * lines are returned (as empty arrays): a caller counts or skips them. UTF-8 is never decoded here.
+ * Closing the reader closes the stream.
  */
 public final class LineReader implements AutoCloseable {
   private static final VarHandle LONGS =
@@ -27,10 +27,13 @@ public final class LineReader implements AutoCloseable {
   private int pos;
   private int limit;
   private boolean eof;
+
   /** Bytes of the current line before its {@code \n}, kept or not. */
   private long lineLength;
+
   /** The last of those bytes. */
   private byte lastByte;
+
   private boolean cut;
 
   /** Reads {@code in}, keeping at most {@code maxLineBytes} (0 or more) of each line. */

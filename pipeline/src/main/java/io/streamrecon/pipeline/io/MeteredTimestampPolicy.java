@@ -15,8 +15,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.joda.time.Instant;
 
 /**
- * A partition's timestamp policy that also keeps two gauges per partition, labelled by side,
- * topic and partition: the records between the reader and the latest offset ({@link
+ * A partition's timestamp policy that also keeps two gauges per partition, labelled by side, topic
+ * and partition: the records between the reader and the latest offset ({@link
  * MetricNames#KAFKA_RECORDS_BEHIND}, as KafkaIO last measured it) and the partition's watermark
  * ({@link MetricNames#KAFKA_WATERMARK_MILLIS}). KafkaIO reports its backlog per reader split only,
  * and a split holds many partitions (on the SparkRunner, all of a topic's).

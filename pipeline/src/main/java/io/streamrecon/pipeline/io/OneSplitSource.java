@@ -13,11 +13,11 @@ import org.apache.beam.sdk.transforms.display.DisplayData;
  *
  * <p>Why: Beam's classic SparkRunner makes a source's watermark the <em>latest</em> of its splits'
  * watermarks (each split reads some Kafka partitions). When one split runs behind its sibling (a
- * restart that left a backlog, a slow fetch) by more than the allowed lateness, its records come
- * in behind that watermark and land in {@code late_events}, though nothing about them is late.
+ * restart that left a backlog, a slow fetch) by more than the allowed lateness, its records come in
+ * behind that watermark and land in {@code late_events}, though nothing about them is late.
  * KafkaIO's reader makes its own watermark the <em>earliest</em> of its partitions', so with one
- * split per topic no partition can be overtaken. The cost is one Kafka consumer per topic, which
- * is not what bounds a micro-batch.
+ * split per topic no partition can be overtaken. The cost is one Kafka consumer per topic, which is
+ * not what bounds a micro-batch.
  *
  * @param <T> element type
  * @param <M> checkpoint mark type, the delegate's
@@ -34,8 +34,8 @@ final class OneSplitSource<T, M extends UnboundedSource.CheckpointMark>
   }
 
   @Override
-  public List<? extends UnboundedSource<T, M>> split(
-      int desiredNumSplits, PipelineOptions options) throws Exception {
+  public List<? extends UnboundedSource<T, M>> split(int desiredNumSplits, PipelineOptions options)
+      throws Exception {
     return delegate.split(1, options);
   }
 

@@ -20,37 +20,36 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Record timestamp: the event time at {@code --timeField}; the Kafka record time when the
- *       option is empty. A record whose time cannot be read (it will become a dead letter) gets
- *       the partition's largest event time so far, so it neither moves the watermark nor is late.
+ *       option is empty. A record whose time cannot be read (it will become a dead letter) gets the
+ *       partition's largest event time so far, so it neither moves the watermark nor is late.
  *   <li>Watermark: the largest event time seen in the partition minus {@code
  *       --kafkaMaxOutOfOrderness}, never beyond wall clock minus that bound.
  *   <li>Idle partition: the watermark advances with the wall clock, kept behind it by the
  *       partition's lag, so a quiet partition does not hold back expiry of the others for longer
  *       than its records are known to come late: watermark = check time minus the kept lag minus
- *       the bound, never beyond wall clock minus the bound. The kept lag is the side's declared
- *       lag ({@code --sourceLag} / {@code --targetLag}) when one is given. Otherwise it is the
- *       largest append lag (Kafka record time minus event time) of the records read since the
- *       partition was last idle, stragglers behind its watermark left out (they are late anyway):
- *       a producer or a replica that runs behind, or loads in bursts,
- *       appends its next records about that far behind the wall clock, and the first records of
- *       a burst are the oldest, so the largest lag of a spell is what keeps the next spell's
- *       records on time. An observed lag beyond {@link #MAX_OBSERVED_LAG} is a replayed or
- *       backfilled topic, whose lag is months: it keeps no lag, so expiry is not frozen for
- *       months. A partition without a record since the JVM started keeps the declared lag, or
- *       none. A partition is idle once the reader's
- *       backlog checks have found it empty, with no record read, for {@code --kafkaIdleAfter}
- *       (default {@link #DEFAULT_IDLE_AFTER}) of wall clock, counted from the first fresh check
- *       that found it so. A check is fresh when it began less than {@link #MAX_CHECK_GAP} ago and
- *       less than that after the check before it. A stale check or a gap means the broker was
- *       unreachable: producers were buffering then, and records they append once it is back carry
- *       event times from the outage, so the observation starts again with the first fresh check
- *       after it. (KafkaIO stamps a check with the moment it began, and a check waits in the
- *       client for the broker: a check that began before an outage can end after it.) The
- *       observation, the observed lag included, outlives a reader (runners recreate readers from
- *       checkpoints) but not the JVM: a job restored after a crash starts unobserved. The same
- *       holds for an empty partition. Requiring 30 s of quiet, rather than a momentarily empty
- *       backlog, is what keeps a producer that runs seconds behind from having its next records
- *       turned late before its lag has been seen.
+ *       the bound, never beyond wall clock minus the bound. The kept lag is the side's declared lag
+ *       ({@code --sourceLag} / {@code --targetLag}) when one is given. Otherwise it is the largest
+ *       append lag (Kafka record time minus event time) of the records read since the partition was
+ *       last idle, stragglers behind its watermark left out (they are late anyway): a producer or a
+ *       replica that runs behind, or loads in bursts, appends its next records about that far
+ *       behind the wall clock, and the first records of a burst are the oldest, so the largest lag
+ *       of a spell is what keeps the next spell's records on time. An observed lag beyond {@link
+ *       #MAX_OBSERVED_LAG} is a replayed or backfilled topic, whose lag is months: it keeps no lag,
+ *       so expiry is not frozen for months. A partition without a record since the JVM started
+ *       keeps the declared lag, or none. A partition is idle once the reader's backlog checks have
+ *       found it empty, with no record read, for {@code --kafkaIdleAfter} (default {@link
+ *       #DEFAULT_IDLE_AFTER}) of wall clock, counted from the first fresh check that found it so. A
+ *       check is fresh when it began less than {@link #MAX_CHECK_GAP} ago and less than that after
+ *       the check before it. A stale check or a gap means the broker was unreachable: producers
+ *       were buffering then, and records they append once it is back carry event times from the
+ *       outage, so the observation starts again with the first fresh check after it. (KafkaIO
+ *       stamps a check with the moment it began, and a check waits in the client for the broker: a
+ *       check that began before an outage can end after it.) The observation, the observed lag
+ *       included, outlives a reader (runners recreate readers from checkpoints) but not the JVM: a
+ *       job restored after a crash starts unobserved. The same holds for an empty partition.
+ *       Requiring 30 s of quiet, rather than a momentarily empty backlog, is what keeps a producer
+ *       that runs seconds behind from having its next records turned late before its lag has been
+ *       seen.
  *   <li>A backlog the reader does not know yet (a new reader's first moments) neither starts nor
  *       ends the observation.
  *   <li>The watermark never goes back.
@@ -74,11 +73,11 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   static final Duration MAX_CHECK_GAP = Duration.standardSeconds(10);
 
   /**
-   * The largest observed append lag an idle partition keeps. A producer or replica that runs
-   * behind is minutes or hours late; a lag of more than a day is a replayed or backfilled topic,
-   * and keeping it would freeze the partition's watermark, and with it every expiry, for as long
-   * as the replay is old. Such a partition keeps no lag. A side known to run later than this
-   * declares its lag instead.
+   * The largest observed append lag an idle partition keeps. A producer or replica that runs behind
+   * is minutes or hours late; a lag of more than a day is a replayed or backfilled topic, and
+   * keeping it would freeze the partition's watermark, and with it every expiry, for as long as the
+   * replay is old. Such a partition keeps no lag. A side known to run later than this declares its
+   * lag instead.
    */
   static final Duration MAX_OBSERVED_LAG = Duration.standardHours(24);
 
@@ -214,8 +213,11 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     }
     if (seen.interrupted) {
       // Once per outage: the watermark waits --kafkaIdleAfter more for producers to catch up.
-      LOG.info("Kafka {}: backlog checks answer again after an interruption (broker"
-          + " unreachable); idleness is observed afresh from {}", seen.label, now);
+      LOG.info(
+          "Kafka {}: backlog checks answer again after an interruption (broker"
+              + " unreachable); idleness is observed afresh from {}",
+          seen.label,
+          now);
       seen.interrupted = false;
     }
     if (backlog > 0) {
@@ -228,8 +230,12 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     boolean idle = !now.isBefore(seen.emptySince.plus(idleAfter));
     if (idle && !seen.idle) {
       seen.idle = true;
-      LOG.info("Kafka {}: no record and an empty backlog since {}; its watermark follows the wall"
-          + " clock minus {}", seen.label, seen.emptySince, keptLagText());
+      LOG.info(
+          "Kafka {}: no record and an empty backlog since {}; its watermark follows the wall"
+              + " clock minus {}",
+          seen.label,
+          seen.emptySince,
+          keptLagText());
     }
     return idle;
   }
@@ -254,8 +260,12 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
       return bound + ": no record read by this process yet";
     }
     if (seen.spellLag.isLongerThan(MAX_OBSERVED_LAG)) {
-      return bound + ": its records' append lag of " + seconds(seen.spellLag) + " is beyond "
-          + seconds(MAX_OBSERVED_LAG) + ", a replay";
+      return bound
+          + ": its records' append lag of "
+          + seconds(seen.spellLag)
+          + " is beyond "
+          + seconds(MAX_OBSERVED_LAG)
+          + ", a replay";
     }
     return seconds(seen.spellLag) + " (its records' largest append lag) and " + bound;
   }
@@ -269,11 +279,10 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   }
 
   /**
-   * What a partition's policies learned from its backlog checks and records: the idle
-   * observation. A policy lives as long as one reader, and runners make new readers from a
-   * checkpoint often (the DirectRunner on purpose, every few bundles), so this is kept per read
-   * and partition for the life of the JVM. A job restored in a new JVM starts unobserved, which is
-   * the cautious side.
+   * What a partition's policies learned from its backlog checks and records: the idle observation.
+   * A policy lives as long as one reader, and runners make new readers from a checkpoint often (the
+   * DirectRunner on purpose, every few bundles), so this is kept per read and partition for the
+   * life of the JVM. A job restored in a new JVM starts unobserved, which is the cautious side.
    */
   static final class Observation {
     private final String label;
@@ -281,6 +290,7 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
     private Instant lastCheck;
     private boolean interrupted;
     private boolean idle;
+
     /** The largest append lag of the records read since the partition was last idle. */
     private Duration spellLag;
 
@@ -293,8 +303,10 @@ final class PayloadTimestampPolicy extends TimestampPolicy<byte[], byte[]> {
   static final class Factory implements TimestampPolicyFactory<byte[], byte[]> {
     private static final long serialVersionUID = 1L;
     private static final Map<String, Observation> OBSERVATIONS = new ConcurrentHashMap<>();
+
     /** Names this read of this pipeline's construction; a deserialized copy keeps it. */
     private final String readId = UUID.randomUUID().toString();
+
     private final String timeField;
     private final Duration maxOutOfOrderness;
     private final Duration idleAfter;

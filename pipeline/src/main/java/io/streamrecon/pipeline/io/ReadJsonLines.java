@@ -27,11 +27,11 @@ import org.joda.time.Instant;
 /**
  * Reads JSON Lines files (a path or glob on any Beam file system, compressed files by extension)
  * into one {@link RawInput} per non-blank line (every line is counted as input; blank lines, only
- * spaces, tabs or a carriage return, are counted as {@link MetricNames#blankLines} and skipped), with the file and 1-based line number as its
- * {@link Origin} and the read time as record time. Lines are streamed, never whole files; a line
- * longer than {@code maxEventBytes} is cut after {@code maxEventBytes + 1} bytes, so parsing
- * rejects it as too large without it ever being held whole (a dead letter, never a blank line, even
- * when what was kept of it is blank).
+ * spaces, tabs or a carriage return, are counted as {@link MetricNames#blankLines} and skipped),
+ * with the file and 1-based line number as its {@link Origin} and the read time as record time.
+ * Lines are streamed, never whole files; a line longer than {@code maxEventBytes} is cut after
+ * {@code maxEventBytes + 1} bytes, so parsing rejects it as too large without it ever being held
+ * whole (a dead letter, never a blank line, even when what was kept of it is blank).
  */
 public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput>> {
   private final Side side;
@@ -59,8 +59,10 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
   public ReadJsonLines withMaxEventBytes(int maxEventBytes) {
     if (maxEventBytes < 1 || maxEventBytes > ParseConfig.MAX_EVENT_BYTES_LIMIT) {
       throw new IllegalArgumentException(
-          "maxEventBytes must be 1 to " + ParseConfig.MAX_EVENT_BYTES_LIMIT
-              + ", got " + maxEventBytes);
+          "maxEventBytes must be 1 to "
+              + ParseConfig.MAX_EVENT_BYTES_LIMIT
+              + ", got "
+              + maxEventBytes);
     }
     return new ReadJsonLines(side, filePattern, maxEventBytes);
   }
@@ -82,14 +84,13 @@ public final class ReadJsonLines extends PTransform<PBegin, PCollection<RawInput
    * Streams each file's lines; keeps only the current line in memory.
    *
    * <p>Splittable only so that Beam's classic Spark runner streams its output: in batch that runner
-   * collects every output of one input element in a list before passing any on, so this step held
-   * a whole file's lines: heap followed file size. For a splittable DoFn it can instead hand
-   * outputs on through a bounded queue (the experiment {@code
-   * use_bounded_concurrent_output_for_sdf}, which the SparkRunner's {@code RunnerSupport} sets for
-   * a batch run). The restriction is the whole file, one position that
-   * is never split: a part that starts inside a file would not know its first line number, which
-   * every event's {@link Origin} carries. Runners that checkpoint a splittable DoFn (Direct, Flink
-   * streaming) find nothing to split and read the file to its end.
+   * collects every output of one input element in a list before passing any on, so this step held a
+   * whole file's lines: heap followed file size. For a splittable DoFn it can instead hand outputs
+   * on through a bounded queue (the experiment {@code use_bounded_concurrent_output_for_sdf}, which
+   * the SparkRunner's {@code RunnerSupport} sets for a batch run). The restriction is the whole
+   * file, one position that is never split: a part that starts inside a file would not know its
+   * first line number, which every event's {@link Origin} carries. Runners that checkpoint a
+   * splittable DoFn (Direct, Flink streaming) find nothing to split and read the file to its end.
    */
   @DoFn.BoundedPerElement
   static final class ReadLinesFn extends DoFn<FileIO.ReadableFile, RawInput> {

@@ -80,8 +80,8 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
      */
     PRIMED,
     /**
-     * The topic read as one split ({@link OneSplitSource}), for a runner that takes the latest of
-     * a source's split watermarks.
+     * The topic read as one split ({@link OneSplitSource}), for a runner that takes the latest of a
+     * source's split watermarks.
      */
     ONE_SPLIT
   }
@@ -120,8 +120,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("spec must be a kafka://host:port/topic input");
     }
     return new ReadKafka(
-        side, spec, Map.of(), "/eventTime", Duration.standardSeconds(30),
-        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER, null, false, 0, null, Splits.KAFKA_IO);
+        side,
+        spec,
+        Map.of(),
+        "/eventTime",
+        Duration.standardSeconds(30),
+        PayloadTimestampPolicy.DEFAULT_IDLE_AFTER,
+        null,
+        false,
+        0,
+        null,
+        Splits.KAFKA_IO);
   }
 
   /** Consumer properties passed through as given (security, group id, ...). */
@@ -130,8 +139,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("consumer properties must not be null");
     }
     return new ReadKafka(
-        side, spec, props, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, splits);
+        side,
+        spec,
+        props,
+        timeField,
+        maxOutOfOrderness,
+        idleAfter,
+        appendLag,
+        readCommitted,
+        maxRecords,
+        maxReadTime,
+        splits);
   }
 
   /** JSON Pointer of the event time; empty for the Kafka record time. */
@@ -140,8 +158,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("timeField must be empty or a JSON Pointer, got " + field);
     }
     return new ReadKafka(
-        side, spec, properties, field, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, splits);
+        side,
+        spec,
+        properties,
+        field,
+        maxOutOfOrderness,
+        idleAfter,
+        appendLag,
+        readCommitted,
+        maxRecords,
+        maxReadTime,
+        splits);
   }
 
   /** The watermark's bound below the largest event time seen (zero or more). */
@@ -150,8 +177,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("maxOutOfOrderness must be zero or more, got " + bound);
     }
     return new ReadKafka(
-        side, spec, properties, timeField, bound,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, splits);
+        side,
+        spec,
+        properties,
+        timeField,
+        bound,
+        idleAfter,
+        appendLag,
+        readCommitted,
+        maxRecords,
+        maxReadTime,
+        splits);
   }
 
   /**
@@ -164,29 +200,58 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
         || idle.isLongerThan(Duration.standardHours(1))) {
       throw new IllegalArgumentException("idleAfter must be between 1s and 1h, got " + idle);
     }
-    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idle,
-        appendLag, readCommitted, maxRecords, maxReadTime, splits);
+    return new ReadKafka(
+        side,
+        spec,
+        properties,
+        timeField,
+        maxOutOfOrderness,
+        idle,
+        appendLag,
+        readCommitted,
+        maxRecords,
+        maxReadTime,
+        splits);
   }
 
   /**
    * The most this side's records are appended behind their event time (0 to {@link
    * #MAX_APPEND_LAG}): an idle partition's watermark stays that far behind the wall clock. {@code
-   * null}, the default, keeps the largest lag each partition's records showed before it went
-   * quiet (see {@link PayloadTimestampPolicy}).
+   * null}, the default, keeps the largest lag each partition's records showed before it went quiet
+   * (see {@link PayloadTimestampPolicy}).
    */
   public ReadKafka withAppendLag(Duration lag) {
     if (lag != null && (lag.isShorterThan(Duration.ZERO) || lag.isLongerThan(MAX_APPEND_LAG))) {
       throw new IllegalArgumentException("appendLag must be between 0s and 7d, got " + lag);
     }
-    return new ReadKafka(side, spec, properties, timeField, maxOutOfOrderness, idleAfter,
-        lag, readCommitted, maxRecords, maxReadTime, splits);
+    return new ReadKafka(
+        side,
+        spec,
+        properties,
+        timeField,
+        maxOutOfOrderness,
+        idleAfter,
+        lag,
+        readCommitted,
+        maxRecords,
+        maxReadTime,
+        splits);
   }
 
   /** Reads only committed records of transactional producers. */
   public ReadKafka withReadCommitted(boolean committed) {
     return new ReadKafka(
-        side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, committed, maxRecords, maxReadTime, splits);
+        side,
+        spec,
+        properties,
+        timeField,
+        maxOutOfOrderness,
+        idleAfter,
+        appendLag,
+        committed,
+        maxRecords,
+        maxReadTime,
+        splits);
   }
 
   /** Stops after this many records (0 = unbounded); makes the read bounded. */
@@ -195,8 +260,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("maxRecords must be 0 (unbounded) or more, got " + max);
     }
     return new ReadKafka(
-        side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, max, maxReadTime, splits);
+        side,
+        spec,
+        properties,
+        timeField,
+        maxOutOfOrderness,
+        idleAfter,
+        appendLag,
+        readCommitted,
+        max,
+        maxReadTime,
+        splits);
   }
 
   /** Stops after reading this long ({@code null} = unbounded); makes the read bounded. */
@@ -205,8 +279,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("maxReadTime must be positive, got " + max);
     }
     return new ReadKafka(
-        side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, max, splits);
+        side,
+        spec,
+        properties,
+        timeField,
+        maxOutOfOrderness,
+        idleAfter,
+        appendLag,
+        readCommitted,
+        maxRecords,
+        max,
+        splits);
   }
 
   /** How an unbounded read splits the topic; {@link Splits#KAFKA_IO} by default. */
@@ -215,8 +298,17 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
       throw new IllegalArgumentException("splits must not be null");
     }
     return new ReadKafka(
-        side, spec, properties, timeField, maxOutOfOrderness,
-        idleAfter, appendLag, readCommitted, maxRecords, maxReadTime, how);
+        side,
+        spec,
+        properties,
+        timeField,
+        maxOutOfOrderness,
+        idleAfter,
+        appendLag,
+        readCommitted,
+        maxRecords,
+        maxReadTime,
+        how);
   }
 
   @Override
@@ -295,8 +387,14 @@ public final class ReadKafka extends PTransform<PBegin, PCollection<RawInput>> {
   /** The marker record: no Kafka topic has an empty name. */
   static KafkaRecord<byte[], byte[]> splitMarker(Instant timestamp) {
     return new KafkaRecord<>(
-        SPLIT_MARKER_TOPIC, -1, -1L, timestamp.getMillis(), KafkaTimestampType.NO_TIMESTAMP_TYPE,
-        null, new byte[0], new byte[0]);
+        SPLIT_MARKER_TOPIC,
+        -1,
+        -1L,
+        timestamp.getMillis(),
+        KafkaTimestampType.NO_TIMESTAMP_TYPE,
+        null,
+        new byte[0],
+        new byte[0]);
   }
 
   static boolean isSplitMarker(KafkaRecord<?, ?> r) {

@@ -20,9 +20,9 @@ import org.joda.time.Instant;
  * SourceOutput}, and so emits that split's watermark, only when the split's first record is
  * emitted. A Kafka partition that gets no record after a start or a restore therefore sends no
  * watermark at all, and when a reader subtask holds only such partitions the event-time clock of
- * everything downstream stays where it was: open entries never expire and old events are not
- * late. With the marker each split's watermark (the restored one, then the idle rule's) flows from
- * the first poll on.
+ * everything downstream stays where it was: open entries never expire and old events are not late.
+ * With the marker each split's watermark (the restored one, then the idle rule's) flows from the
+ * first poll on.
  *
  * @param <T> element type
  * @param <M> checkpoint mark type, the delegate's
@@ -36,8 +36,8 @@ final class SplitPrimingSource<T, M extends UnboundedSource.CheckpointMark>
   private final SerializableFunction<Instant, T> marker;
 
   /**
-   * @param marker makes the marker element for the given timestamp (the reader's watermark when
-   *     it started); downstream must recognise it
+   * @param marker makes the marker element for the given timestamp (the reader's watermark when it
+   *     started); downstream must recognise it
    */
   SplitPrimingSource(UnboundedSource<T, M> delegate, SerializableFunction<Instant, T> marker) {
     this.delegate = delegate;

@@ -29,8 +29,8 @@ import org.apache.beam.sdk.metrics.MetricResult;
  * namespace as a label, so a new counter is never silently dropped. The values of one metric kept
  * by several steps are added up (counters, distributions) or the latest is taken (gauges).
  *
- * <p>Label values come only from metric names, which hold fixed words, sides, table and topic
- * names and partition numbers, never from records or settings.
+ * <p>Label values come only from metric names, which hold fixed words, sides, table and topic names
+ * and partition numbers, never from records or settings.
  */
 public final class PrometheusSeries {
   /** Prefix of every series. */
@@ -44,8 +44,8 @@ public final class PrometheusSeries {
 
   /**
    * Counters exported from the start, at zero until counted: Beam reports a counter only once it
-   * was incremented, and a series born at 1 shows no increase, so the first dead letter or
-   * mismatch of a run would never move a rate or fire an alert.
+   * was incremented, and a series born at 1 shows no increase, so the first dead letter or mismatch
+   * of a run would never move a rate or fire an alert.
    */
   private static final List<MetricName> ALWAYS = always();
 
@@ -66,7 +66,8 @@ public final class PrometheusSeries {
    * One sample: a series name (without the {@code _sum}/{@code _count} of a summary), its labels,
    * its value, and the family it belongs to.
    */
-  public record Sample(String family, Type type, String name, Map<String, String> labels, double value) {
+  public record Sample(
+      String family, Type type, String name, Map<String, String> labels, double value) {
     public Sample {
       labels = Collections.unmodifiableMap(new TreeMap<>(labels));
     }
@@ -313,6 +314,8 @@ public final class PrometheusSeries {
       sides.add(s.name().toLowerCase(Locale.ROOT));
     }
     return Pattern.compile(
-        "(summary_input|summary_blank_lines|summary_dead_letters)_(" + String.join("|", sides) + ")");
+        "(summary_input|summary_blank_lines|summary_dead_letters)_("
+            + String.join("|", sides)
+            + ")");
   }
 }

@@ -57,7 +57,11 @@ public final class PrometheusTextFile {
 
   private static IllegalArgumentException invalid(String value, String why) {
     return new IllegalArgumentException(
-        "--metricsTextFile=" + value + ": " + why + "; give a local file such as"
+        "--metricsTextFile="
+            + value
+            + ": "
+            + why
+            + "; give a local file such as"
             + " /var/lib/node_exporter/textfile/streamrecon.prom");
   }
 }

@@ -18,7 +18,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** One raw_events row as {@code explain} prints it: its metadata line and its payload. */
-public record Explained(String side, Map<String, Object> metadata, JsonNode payload, String rawPayload) {
+public record Explained(
+    String side, Map<String, Object> metadata, JsonNode payload, String rawPayload) {
   static final String PAYLOAD = "payload";
 
   public static Explained of(Map<String, Object> row) {

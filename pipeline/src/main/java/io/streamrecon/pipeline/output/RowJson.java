@@ -19,10 +19,10 @@ import org.joda.time.Instant;
 
 /**
  * JSON renderings of table rows for {@code show} and {@code explain}, with the field names of the
- * tables (docs/design.md#deltarecord): differences as {@code {path, kind, source, target}} with the values as JSON (not as
- * quoted JSON text), an absent side omitted; instants as ISO-8601 UTC. Stored JSON is read with
- * the limits events were accepted under ({@link JsonSupport#mapper()}), so every value a run stored
- * reads back as JSON, however long its strings.
+ * tables (docs/design.md#deltarecord): differences as {@code {path, kind, source, target}} with the
+ * values as JSON (not as quoted JSON text), an absent side omitted; instants as ISO-8601 UTC.
+ * Stored JSON is read with the limits events were accepted under ({@link JsonSupport#mapper()}), so
+ * every value a run stored reads back as JSON, however long its strings.
  */
 public final class RowJson {
   static final ObjectMapper MAPPER = JsonSupport.mapper();

@@ -14,17 +14,16 @@ import java.util.Locale;
  * print on a terminal or to paste: every character that a terminal or an editor acts on instead of
  * showing is written as a JSON escape (ESC as backslash-u001b, a newline as backslash-n), so an
  * escape sequence in an input cannot move the cursor, recolour or retitle the terminal, and a
- * bidirectional override cannot make a value read differently from what it is. Inside a JSON
- * string the escape means the same character, so JSON output stays valid and equal.
+ * bidirectional override cannot make a value read differently from what it is. Inside a JSON string
+ * the escape means the same character, so JSON output stays valid and equal.
  */
 public final class TerminalText {
   private TerminalText() {}
 
   /**
    * Whether {@code c} must not reach a terminal as it is: a control character (C0, DEL, C1), a
-   * bidirectional control (the embeddings and overrides U+202A–U+202E, the isolates
-   * U+2066–U+2069, the marks U+200E, U+200F, U+061C) or a line or paragraph separator (U+2028,
-   * U+2029).
+   * bidirectional control (the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069,
+   * the marks U+200E, U+200F, U+061C) or a line or paragraph separator (U+2028, U+2029).
    */
   public static boolean isUnsafe(int c) {
     return Character.getType(c) == Character.CONTROL

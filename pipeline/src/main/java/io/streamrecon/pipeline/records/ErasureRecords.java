@@ -28,8 +28,8 @@ import org.apache.hadoop.fs.Path;
 /**
  * The audit records of erasures, {@code <warehouse>/_erasures/<erasureId>.json}: which natural ids
  * {@code forget} erased, when, and what it did to each table (rows removed, values cleared, files
- * rewritten, the commit version that {@code DESCRIBE HISTORY} lists). {@code explain} reads them
- * to say that an id was erased (docs/design.md#erasure).
+ * rewritten, the commit version that {@code DESCRIBE HISTORY} lists). {@code explain} reads them to
+ * say that an id was erased (docs/design.md#erasure).
  */
 public final class ErasureRecords {
   /** The directory of the erasures' records, outside every table. */
@@ -173,8 +173,14 @@ public final class ErasureRecords {
       for (Pointer p : Arrays.asList(d.sourcePointer(), d.targetPointer())) {
         if (p != null && !stored.contains(p.side() + "/" + p.sha256())) {
           lines.add(
-              p.side() + " event " + p.describe() + " (sha256 " + p.sha256() + "): erased at "
-                  + e.erasedAt() + ", no longer stored in raw_events");
+              p.side()
+                  + " event "
+                  + p.describe()
+                  + " (sha256 "
+                  + p.sha256()
+                  + "): erased at "
+                  + e.erasedAt()
+                  + ", no longer stored in raw_events");
         }
       }
     }

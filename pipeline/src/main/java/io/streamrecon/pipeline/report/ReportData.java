@@ -39,9 +39,9 @@ record ReportData(
 
   /**
    * Row counts of one run (or of all selected runs). {@code verdictEvents} counts the raw events
-   * the stored verdicts account for, as PairEvents counts them: 2 for a first MATCH or MISMATCH
-   * of a pair, 1 for a MISSING_* or for a verdict that supersedes another (only the new version
-   * is new).
+   * the stored verdicts account for, as PairEvents counts them: 2 for a first MATCH or MISMATCH of
+   * a pair, 1 for a MISSING_* or for a verdict that supersedes another (only the new version is
+   * new).
    */
   record RunCounts(
       String runId,
@@ -104,9 +104,9 @@ record ReportData(
       String exampleNaturalId) {}
 
   /**
-   * Percentiles of detectedAt − the later event time, in milliseconds, over {@code count}
-   * verdicts; {@code streaming} false means no selected run looked like a streaming run, and the
-   * figures are then the data's age at detection.
+   * Percentiles of detectedAt − the later event time, in milliseconds, over {@code count} verdicts;
+   * {@code streaming} false means no selected run looked like a streaming run, and the figures are
+   * then the data's age at detection.
    */
   record Latency(
       boolean streaming, long count, long p50, long p90, long p99, long max, String basis) {}

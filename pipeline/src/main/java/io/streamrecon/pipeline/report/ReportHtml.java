@@ -79,8 +79,16 @@ final class ReportHtml {
     RunCounts t = d.totals();
     b.append("<section id=\"counts\"><h2>Counts</h2><div class=\"cards\">");
     card(b, "input", t.input(), "raw events + dead letters");
-    card(b, "raw events", t.raw(), count(t.rawSource()) + " source, " + count(t.rawTarget()) + " target");
-    card(b, "dead letters", t.dead(), count(t.deadSource()) + " source, " + count(t.deadTarget()) + " target");
+    card(
+        b,
+        "raw events",
+        t.raw(),
+        count(t.rawSource()) + " source, " + count(t.rawTarget()) + " target");
+    card(
+        b,
+        "dead letters",
+        t.dead(),
+        count(t.deadSource()) + " source, " + count(t.deadTarget()) + " target");
     card(b, "late events", t.late(), "stored, never dropped");
     b.append("</div><div class=\"cards\">");
     for (Status s : Status.values()) {
@@ -92,7 +100,8 @@ final class ReportHtml {
           .append("</div><div class=\"num\">")
           .append(count(d.finalVerdicts().get(s)))
           .append("</div><div class=\"sub\">")
-          .append(s == Status.MATCH ? "counted, not stored, without --emitMatches" : "final verdicts")
+          .append(
+              s == Status.MATCH ? "counted, not stored, without --emitMatches" : "final verdicts")
           .append("</div></div>");
     }
     card(b, "superseded verdicts", d.supersededVerdicts(), "replaced by a newer version's verdict");
@@ -113,12 +122,14 @@ final class ReportHtml {
         .append(count(t.raw()))
         .append(" + ")
         .append(count(t.dead()))
-        .append("</span></p><p class=\"note\">The tables do not store the run's input counter: every"
-            + " input ends as exactly one row of <code>raw_events</code> or <code>dead_letters</code>,"
-            + " so those rows are the input here. The run itself checked this identity against its"
-            + " own input counter when it finished (the summary <code>run</code> prints).</p>");
+        .append(
+            "</span></p><p class=\"note\">The tables do not store the run's input counter: every"
+                + " input ends as exactly one row of <code>raw_events</code> or <code>dead_letters</code>,"
+                + " so those rows are the input here. The run itself checked this identity against its"
+                + " own input counter when it finished (the summary <code>run</code> prints).</p>");
     long rest = t.eventsWithoutStoredVerdict();
-    b.append("<p><b>raw events = late + events in stored verdicts + matched, duplicate or superseded</b>")
+    b.append(
+            "<p><b>raw events = late + events in stored verdicts + matched, duplicate or superseded</b>")
         .append("<br><span class=\"big\">")
         .append(count(t.raw()))
         .append(" = ")
@@ -128,25 +139,33 @@ final class ReportHtml {
         .append(" + ")
         .append(count(rest))
         .append("</span>")
-        .append(rest < 0 ? " <span class=\"bad\">✗ more events in verdicts than raw events</span>" : "")
-        .append("</p><p class=\"note\">Events in stored verdicts: 2 per MISMATCH (or stored MATCH) pair,"
-            + " 1 per MISSING_* and per verdict that supersedes another. The last term is what the"
-            + " tables cannot tell apart: events of MATCH pairs (not stored without"
-            + " <code>--emitMatches</code>), duplicates and superseded versions, which the run counts"
-            + " in its metrics only. A negative value would mean rows are missing from"
-            + " <code>raw_events</code>.</p></div>");
+        .append(
+            rest < 0 ? " <span class=\"bad\">✗ more events in verdicts than raw events</span>" : "")
+        .append(
+            "</p><p class=\"note\">Events in stored verdicts: 2 per MISMATCH (or stored MATCH) pair,"
+                + " 1 per MISSING_* and per verdict that supersedes another. The last term is what the"
+                + " tables cannot tell apart: events of MATCH pairs (not stored without"
+                + " <code>--emitMatches</code>), duplicates and superseded versions, which the run counts"
+                + " in its metrics only. A negative value would mean rows are missing from"
+                + " <code>raw_events</code>.</p></div>");
 
-    b.append("<h3>Per run</h3><table><thead><tr><th>run</th><th class=\"n\">input</th>"
-        + "<th class=\"n\">raw events</th><th class=\"n\">dead letters</th><th class=\"n\">late</th>"
-        + "<th class=\"n\">verdict rows</th><th class=\"n\">events in stored verdicts</th>"
-        + "<th class=\"n\">matched, duplicate or superseded</th></tr></thead><tbody>");
+    b.append(
+        "<h3>Per run</h3><table><thead><tr><th>run</th><th class=\"n\">input</th>"
+            + "<th class=\"n\">raw events</th><th class=\"n\">dead letters</th><th class=\"n\">late</th>"
+            + "<th class=\"n\">verdict rows</th><th class=\"n\">events in stored verdicts</th>"
+            + "<th class=\"n\">matched, duplicate or superseded</th></tr></thead><tbody>");
     for (RunCounts r : d.runs()) {
-      b.append("<tr><td class=\"run\"><code>")
-          .append(html(r.runId()))
-          .append("</code></td>");
+      b.append("<tr><td class=\"run\"><code>").append(html(r.runId())).append("</code></td>");
       for (long v :
-          new long[] {r.input(), r.raw(), r.dead(), r.late(), r.deltaRows(), r.verdictEvents(),
-              r.eventsWithoutStoredVerdict()}) {
+          new long[] {
+            r.input(),
+            r.raw(),
+            r.dead(),
+            r.late(),
+            r.deltaRows(),
+            r.verdictEvents(),
+            r.eventsWithoutStoredVerdict()
+          }) {
         b.append("<td class=\"n\">").append(count(v)).append("</td>");
       }
       b.append("</tr>");
@@ -185,8 +204,11 @@ final class ReportHtml {
     }
     b.append(
         Svg.stackedColumns(
-            "timeline", "Final verdicts per " + t.unit().label + " of event time, by status",
-            t.counts(), labels, axisLabels));
+            "timeline",
+            "Final verdicts per " + t.unit().label + " of event time, by status",
+            t.counts(),
+            labels,
+            axisLabels));
     b.append("<details><summary>The same data as a table</summary><table><thead><tr><th>")
         .append(t.unit().label)
         .append(" (UTC)</th>");
@@ -262,9 +284,10 @@ final class ReportHtml {
               Svg.colour(Status.MISMATCH)));
     }
     b.append(Svg.horizontalBars("fields", "MISMATCH records per differing field", bars, 300));
-    b.append("<table><thead><tr><th>path</th><th class=\"n\">records</th><th class=\"n\">share</th>"
-        + "<th class=\"n\">differences</th><th>example (natural id, kind)</th>"
-        + "<th>source</th><th>target</th></tr></thead><tbody>");
+    b.append(
+        "<table><thead><tr><th>path</th><th class=\"n\">records</th><th class=\"n\">share</th>"
+            + "<th class=\"n\">differences</th><th>example (natural id, kind)</th>"
+            + "<th>source</th><th>target</th></tr></thead><tbody>");
     for (FieldStat f : d.fields()) {
       b.append("<tr><td><code>")
           .append(html(f.path()))
@@ -314,8 +337,9 @@ final class ReportHtml {
       bars.add(new Svg.Bar(names[i], Math.max(0, values[i]), Text.duration(values[i]), Svg.BAR));
     }
     b.append(Svg.horizontalBars("latency", "Detection latency percentiles", bars, 80));
-    b.append("<table class=\"narrow\"><thead><tr><th>percentile</th><th class=\"n\">latency</th>"
-        + "</tr></thead><tbody>");
+    b.append(
+        "<table class=\"narrow\"><thead><tr><th>percentile</th><th class=\"n\">latency</th>"
+            + "</tr></thead><tbody>");
     for (int i = 0; i < names.length; i++) {
       b.append("<tr><td>")
           .append(names[i])
@@ -334,17 +358,20 @@ final class ReportHtml {
     }
     b.append("<p>")
         .append(count(d.totals().dead()))
-        .append(" inputs that failed, grouped by stage and error text (dead letters have no event"
-            + " time, so the event-time window does not apply). One example each, cut at ")
+        .append(
+            " inputs that failed, grouped by stage and error text (dead letters have no event"
+                + " time, so the event-time window does not apply). One example each, cut at ")
         .append(Text.VALUE_CODE_POINTS)
-        .append(" characters.</p><table><thead><tr><th>stage</th><th>error</th>"
-            + "<th class=\"n\">count</th><th>side</th><th>example raw input</th></tr></thead><tbody>");
+        .append(
+            " characters.</p><table><thead><tr><th>stage</th><th>error</th>"
+                + "<th class=\"n\">count</th><th>side</th><th>example raw input</th></tr></thead><tbody>");
     int shown = 0;
     for (DeadLetterGroup g : d.deadLetters()) {
       if (shown++ == ReportReader.DEAD_LETTER_GROUPS) {
         b.append("<tr><td colspan=\"5\">… and ")
             .append(d.deadLetters().size() - ReportReader.DEAD_LETTER_GROUPS)
-            .append(" more groups (<code>streamrecon show dead-letters</code> lists them all)</td></tr>");
+            .append(
+                " more groups (<code>streamrecon show dead-letters</code> lists them all)</td></tr>");
         break;
       }
       b.append("<tr><td>")
@@ -392,10 +419,14 @@ final class ReportHtml {
         }
       }
       values.add(sum);
-      labels.add(step == 3_600_000L ? HOUR.format(Instant.ofEpochMilli(h)) : DAY.format(Instant.ofEpochMilli(h)));
+      labels.add(
+          step == 3_600_000L
+              ? HOUR.format(Instant.ofEpochMilli(h))
+              : DAY.format(Instant.ofEpochMilli(h)));
     }
-    b.append("<p>Events stored in <code>late_events</code> (also in <code>raw_events</code>, never"
-            + " dropped), per ")
+    b.append(
+            "<p>Events stored in <code>late_events</code> (also in <code>raw_events</code>, never"
+                + " dropped), per ")
         .append(step == 3_600_000L ? "hour" : "day")
         .append(" of their event time.</p>")
         .append(Svg.columns("late", "Late events per hour of event time", values, labels, Svg.LATE))
@@ -410,10 +441,11 @@ final class ReportHtml {
       b.append("<p class=\"empty\">No MISMATCH records in the selection.</p></section>\n");
       return;
     }
-    b.append("<p>Final MISMATCH records, most recently detected first. The command shows both"
-        + " stored payloads and their diff.</p><table class=\"recent\"><thead><tr>"
-        + "<th>natural id</th><th>event time</th><th>detected</th><th>differences</th>"
-        + "<th>explain</th></tr></thead><tbody>");
+    b.append(
+        "<p>Final MISMATCH records, most recently detected first. The command shows both"
+            + " stored payloads and their diff.</p><table class=\"recent\"><thead><tr>"
+            + "<th>natural id</th><th>event time</th><th>detected</th><th>differences</th>"
+            + "<th>explain</th></tr></thead><tbody>");
     for (Mismatch m : d.recentMismatches()) {
       b.append("<tr><td><code>")
           .append(html(m.naturalId()))

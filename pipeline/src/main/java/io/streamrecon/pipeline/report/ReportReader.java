@@ -27,10 +27,10 @@ import java.util.TreeSet;
 import org.apache.parquet.example.data.Group;
 
 /**
- * Aggregates the four tables of a warehouse into {@link ReportData} in one streaming pass per
- * table (two over {@code deltas}: the first reads only {@code supersedes}), decoding only the
- * columns the report needs; {@code raw_events} is counted from the Delta Lake log's file stats
- * and its Parquet files are opened only when a file's stats do not name a single run.
+ * Aggregates the four tables of a warehouse into {@link ReportData} in one streaming pass per table
+ * (two over {@code deltas}: the first reads only {@code supersedes}), decoding only the columns the
+ * report needs; {@code raw_events} is counted from the Delta Lake log's file stats and its Parquet
+ * files are opened only when a file's stats do not name a single run.
  */
 final class ReportReader {
   /** Rows in the table of recent mismatches. */
@@ -135,8 +135,8 @@ final class ReportReader {
     for (Map.Entry<String, long[]> e : runs.entrySet()) {
       long[] c = e.getValue();
       RunCounts rc =
-          new RunCounts(e.getKey(), c[RAW_S], c[RAW_T], c[DEAD_S], c[DEAD_T], c[ROWS], c[EVENTS],
-              c[LATE]);
+          new RunCounts(
+              e.getKey(), c[RAW_S], c[RAW_T], c[DEAD_S], c[DEAD_T], c[ROWS], c[EVENTS], c[LATE]);
       runCounts.add(rc);
       totals = totals.plus(rc);
     }
@@ -179,7 +179,8 @@ final class ReportReader {
     return b.toString();
   }
 
-  // ------------------------------------------------------------------ raw_events, dead letters, late
+  // ------------------------------------------------------------------ raw_events, dead letters,
+  // late
 
   private void countRawEvents(TableScan raw) {
     for (TableFile f : raw.files()) {
@@ -323,8 +324,8 @@ final class ReportReader {
   // ------------------------------------------------------------------ deltas
 
   /**
-   * Scans the deltas files in parallel (one pass per file, on up to {@link #threads()} threads)
-   * and merges the passes in file order, so the result is the same as a sequential scan's.
+   * Scans the deltas files in parallel (one pass per file, on up to {@link #threads()} threads) and
+   * merges the passes in file order, so the result is the same as a sequential scan's.
    */
   private DeltaPass scanDeltas(TableScan deltas, Set<String> supersededIds) {
     List<TableFile> files = new ArrayList<>();
@@ -401,7 +402,8 @@ final class ReportReader {
       long[] counts = rowsByRun.computeIfAbsent(runId, r -> new long[2]);
       counts[0]++;
       counts[1] +=
-          supersedes != null || status == Status.MISSING_IN_SOURCE
+          supersedes != null
+                  || status == Status.MISSING_IN_SOURCE
                   || status == Status.MISSING_IN_TARGET
               ? 1
               : 2;
@@ -416,8 +418,8 @@ final class ReportReader {
         latencyByRun.computeIfAbsent(runId, r -> new LongList()).add(detectedAt - eventTime);
         long[] span =
             spansByRun.computeIfAbsent(
-                runId, r -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE,
-                    Long.MIN_VALUE});
+                runId,
+                r -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE});
         span[0] = Math.min(span[0], eventTime);
         span[1] = Math.max(span[1], eventTime);
         span[2] = Math.min(span[2], detectedAt);
@@ -489,13 +491,17 @@ final class ReportReader {
       for (int i = 0; i < o.timelineStatus.size; i++) {
         timelineStatus.add(o.timelineStatus.values[i]);
       }
-      o.latencyByRun.forEach((r, l) -> latencyByRun.computeIfAbsent(r, k -> new LongList()).addAll(l));
+      o.latencyByRun.forEach(
+          (r, l) -> latencyByRun.computeIfAbsent(r, k -> new LongList()).addAll(l));
       o.spansByRun.forEach(
           (r, sp) -> {
             long[] mine =
                 spansByRun.computeIfAbsent(
-                    r, k -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE,
-                        Long.MIN_VALUE});
+                    r,
+                    k ->
+                        new long[] {
+                          Long.MAX_VALUE, Long.MIN_VALUE, Long.MAX_VALUE, Long.MIN_VALUE
+                        });
             mine[0] = Math.min(mine[0], sp[0]);
             mine[1] = Math.max(mine[1], sp[1]);
             mine[2] = Math.min(mine[2], sp[2]);
@@ -562,8 +568,8 @@ final class ReportReader {
     /**
      * A run is taken for a streaming run when its verdicts were detected over at least a tenth of
      * the event-time span they cover (a batch run detects everything within seconds at its end,
-     * whatever the data's span); a run whose verdicts share one event time counts as streaming
-     * when they were detected within a day of it.
+     * whatever the data's span); a run whose verdicts share one event time counts as streaming when
+     * they were detected within a day of it.
      */
     Latency latency() {
       List<String> streaming = new ArrayList<>();
@@ -571,8 +577,7 @@ final class ReportReader {
         long[] s = e.getValue();
         long eventSpan = s[1] - s[0];
         long detectSpan = s[3] - s[2];
-        boolean live =
-            eventSpan == 0 ? s[3] - s[1] < 86_400_000L : detectSpan * 10 >= eventSpan;
+        boolean live = eventSpan == 0 ? s[3] - s[1] < 86_400_000L : detectSpan * 10 >= eventSpan;
         if (live) {
           streaming.add(e.getKey());
         }

@@ -7,8 +7,8 @@ import java.util.Locale;
 
 /**
  * Inline SVG charts, generated as text: no script and no downloaded library. Colours are the
- * Okabe–Ito palette (distinguishable with the common colour-vision deficiencies); statuses are
- * told apart by fill pattern and label too, never by colour alone. Every chart is an {@code <svg
+ * Okabe–Ito palette (distinguishable with the common colour-vision deficiencies); statuses are told
+ * apart by fill pattern and label too, never by colour alone. Every chart is an {@code <svg
  * data-chart=...>} with {@code role="img"}, an accessible name and a {@code <title>} per mark.
  */
 final class Svg {
@@ -57,9 +57,9 @@ final class Svg {
           .append(c)
           .append("\"/>");
       switch (s) {
-          // Stripes one way for missing in target, the other way for missing in source.
-        case MISSING_IN_TARGET, MISSING_IN_SOURCE -> b.append(
-            "<rect width=\"2\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.55\"/>");
+        // Stripes one way for missing in target, the other way for missing in source.
+        case MISSING_IN_TARGET, MISSING_IN_SOURCE ->
+            b.append("<rect width=\"2\" height=\"6\" fill=\"#ffffff\" fill-opacity=\"0.55\"/>");
         default -> {}
       }
       b.append("</pattern>");
@@ -96,7 +96,9 @@ final class Svg {
     }
     double raw = max / 5.0;
     double mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    long step = Math.max(1, (long) (mag * (raw / mag <= 1 ? 1 : raw / mag <= 2 ? 2 : raw / mag <= 5 ? 5 : 10)));
+    long step =
+        Math.max(
+            1, (long) (mag * (raw / mag <= 1 ? 1 : raw / mag <= 2 ? 2 : raw / mag <= 5 ? 5 : 10)));
     long top = ((max + step - 1) / step) * step;
     return new long[] {top, step};
   }
@@ -235,7 +237,8 @@ final class Svg {
   }
 
   /** Simple columns (one series), e.g. late events per hour. */
-  static String columns(String id, String title, List<Long> values, List<String> labels, String colour) {
+  static String columns(
+      String id, String title, List<Long> values, List<String> labels, String colour) {
     List<String> copy = new ArrayList<>(labels);
     int width = 960;
     int height = 260;

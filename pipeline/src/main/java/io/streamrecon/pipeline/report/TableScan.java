@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.deltalake.DeletedRows;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
-import io.streamrecon.deltalake.ParquetTimestamps;
 import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
+import io.streamrecon.deltalake.ParquetTimestamps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -45,7 +45,9 @@ final class TableScan {
     this.files = snapshot == null ? List.of() : snapshot.files();
   }
 
-  /** False when no run wrote the table (a run creates dead_letters and late_events only if needed). */
+  /**
+   * False when no run wrote the table (a run creates dead_letters and late_events only if needed).
+   */
   boolean exists() {
     return exists;
   }
@@ -56,9 +58,9 @@ final class TableScan {
 
   /**
    * Calls {@code row} for every live row of {@code file} (rows its deletion vector deletes are
-   * skipped), decoding only {@code columns}. Safe to call
-   * from several threads for different files: the reads share this scan's Hadoop configuration,
-   * which they only read ({@code Configuration} reads are synchronised).
+   * skipped), decoding only {@code columns}. Safe to call from several threads for different files:
+   * the reads share this scan's Hadoop configuration, which they only read ({@code Configuration}
+   * reads are synchronised).
    */
   void scan(TableFile file, List<String> columns, Consumer<Group> row) {
     Projection projection = new Projection(columns);
@@ -161,8 +163,7 @@ final class TableScan {
     for (int k = 0; k < n; k++) {
       Group item = list.getGroup(0, k);
       GroupType t = item.getType();
-      out.add(
-          t.getFieldCount() == 1 && !t.getType(0).isPrimitive() ? item.getGroup(0, 0) : item);
+      out.add(t.getFieldCount() == 1 && !t.getType(0).isPrimitive() ? item.getGroup(0, 0) : item);
     }
     return out;
   }

@@ -12,7 +12,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
@@ -27,10 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds or creates a streaming job's identity under {@code <warehouse>/_checkpoints/<jobName>}:
- * the first start writes {@link JobManifest} there; a restart reuses its run id and refuses a
- * changed state-shaping option or checkpoints of another release; {@code --fresh} moves the old directory aside and starts a new run.
- * Works on any Hadoop file system the warehouse is on.
+ * Finds or creates a streaming job's identity under {@code <warehouse>/_checkpoints/<jobName>}: the
+ * first start writes {@link JobManifest} there; a restart reuses its run id and refuses a changed
+ * state-shaping option or checkpoints of another release; {@code --fresh} moves the old directory
+ * aside and starts a new run. Works on any Hadoop file system the warehouse is on.
  */
 public final class JobCheckpoints {
   private static final Logger LOG = LoggerFactory.getLogger(JobCheckpoints.class);
@@ -157,7 +156,8 @@ public final class JobCheckpoints {
             group,
             Warehouse.of(s.warehouse()).uri());
     try {
-      byte[] d = MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
+      byte[] d =
+          MessageDigest.getInstance("SHA-256").digest(identity.getBytes(StandardCharsets.UTF_8));
       return "streamrecon-" + HexFormat.of().formatHex(d).substring(0, 12);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

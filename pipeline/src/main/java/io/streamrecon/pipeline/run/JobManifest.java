@@ -34,9 +34,9 @@ public record JobManifest(
     Map<String, String> stateOptions) {
 
   /**
-   * Version of the file layout, written so that a later layout can read older files: 2 added
-   * {@code release}. A release that reads only format 1 refuses a format 2 manifest, so an older
-   * release does not restore a newer one's checkpoints either.
+   * Version of the file layout, written so that a later layout can read older files: 2 added {@code
+   * release}. A release that reads only format 1 refuses a format 2 manifest, so an older release
+   * does not restore a newer one's checkpoints either.
    */
   public static final int FORMAT = 2;
 
@@ -49,8 +49,8 @@ public record JobManifest(
   }
 
   /**
-   * The options whose change would corrupt restored state, with values normalised so that
-   * spelling differences ({@code 10m} vs {@code PT10M}) do not count as changes.
+   * The options whose change would corrupt restored state, with values normalised so that spelling
+   * differences ({@code 10m} vs {@code PT10M}) do not count as changes.
    */
   public static Map<String, String> stateOptions(ReconcileSettings s) {
     Map<String, String> m = new LinkedHashMap<>();
@@ -79,8 +79,7 @@ public record JobManifest(
       }
       String before = stateOptions.get(e.getKey());
       if (!Objects.equals(before, e.getValue())) {
-        out.add(
-            "--" + e.getKey() + "=" + e.getValue() + " (the job has " + show(before) + ")");
+        out.add("--" + e.getKey() + "=" + e.getValue() + " (the job has " + show(before) + ")");
       }
     }
     return out;
@@ -90,9 +89,7 @@ public record JobManifest(
     return v == null || v.isEmpty() ? "it empty" : v;
   }
 
-  /**
-   * Why this release cannot restore the job's checkpoints, or empty when it wrote them itself.
-   */
+  /** Why this release cannot restore the job's checkpoints, or empty when it wrote them itself. */
   public java.util.Optional<String> releaseMismatch(String running) {
     if (running.equals(release)) {
       return java.util.Optional.empty();
@@ -147,7 +144,8 @@ public record JobManifest(
           where + " has format " + format + ", newer than this streamrecon reads (" + FORMAT + ")");
     }
     Map<String, String> st = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = o.get("stateOptions").fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = o.get("stateOptions").fields();
+        it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       st.put(e.getKey(), e.getValue().asText());
     }

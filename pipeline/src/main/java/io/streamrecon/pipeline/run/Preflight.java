@@ -26,9 +26,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Checks made before a run starts, so that a mistyped path fails in a second with one clear line
- * rather than minutes later inside a runner: every file input matches at least one file, the
- * Kafka broker of a bounded run answers for its topic, and the warehouse is new, empty or
- * streamrecon's and, when local, can be written. They run before anything is written.
+ * rather than minutes later inside a runner: every file input matches at least one file, the Kafka
+ * broker of a bounded run answers for its topic, and the warehouse is new, empty or streamrecon's
+ * and, when local, can be written. They run before anything is written.
  */
 public final class Preflight {
   /** The shortest wait for a broker: a few connection attempts. */
@@ -82,11 +82,17 @@ public final class Preflight {
     }
     long deadline = System.nanoTime() + wait.toNanos();
     String where =
-        "--" + option + ": Kafka bootstrap servers " + spec.bootstrapServers() + ", topic "
+        "--"
+            + option
+            + ": Kafka bootstrap servers "
+            + spec.bootstrapServers()
+            + ", topic "
             + spec.topic();
     if (!anyServerAccepts(spec.bootstrapServers(), deadline)) {
       throw new IllegalArgumentException(
-          where + ": no server accepted a connection within " + seconds(wait)
+          where
+              + ": no server accepted a connection within "
+              + seconds(wait)
               + " (a bounded run waits up to --kafkaMaxReadTime, at least 5s, at most 30s)");
     }
     Map<String, Object> config = new HashMap<>(properties);
@@ -102,7 +108,9 @@ public final class Preflight {
       partitions = consumer.partitionsFor(spec.topic(), left);
     } catch (TimeoutException e) {
       throw new IllegalArgumentException(
-          where + ": the broker did not answer within " + seconds(wait)
+          where
+              + ": the broker did not answer within "
+              + seconds(wait)
               + " (a bounded run waits up to --kafkaMaxReadTime, at least 5s, at most 30s)");
     } catch (KafkaException e) {
       throw new IllegalArgumentException(
@@ -168,8 +176,8 @@ public final class Preflight {
 
   /**
    * The warehouse must be new, empty or streamrecon's ({@link WarehouseOwnership#claim}, which
-   * marks it), and a local one writable. A Hadoop URI (s3a://, hdfs://) whose file system cannot
-   * be reached here is checked by the first commit.
+   * marks it), and a local one writable. A Hadoop URI (s3a://, hdfs://) whose file system cannot be
+   * reached here is checked by the first commit.
    */
   static void checkWarehouse(String warehouse) {
     Warehouse w = Warehouse.of(warehouse);

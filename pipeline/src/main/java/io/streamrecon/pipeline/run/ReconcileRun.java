@@ -3,8 +3,8 @@ package io.streamrecon.pipeline.run;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcilePipeline.WriterIdentity;
 import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.ReconcilePipeline.WriterIdentity;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.runner.JobIdentity;
 import io.streamrecon.pipeline.runner.RunnerProfile;
@@ -77,9 +77,8 @@ public final class ReconcileRun {
   private record Started(PipelineResult result, ReconcileSettings settings) {}
 
   /**
-   * The one job path: checks inputs and warehouse, resolves an unbounded run's job identity
-   * (which fixes its run id), lets the runner tune the options and starts the graph with the
-   * settings.
+   * The one job path: checks inputs and warehouse, resolves an unbounded run's job identity (which
+   * fixes its run id), lets the runner tune the options and starts the graph with the settings.
    */
   private static Started begin(ReconcileOptions options, ReconcileSettings settings) {
     ReconcileSettings s = settings;
@@ -94,7 +93,8 @@ public final class ReconcileRun {
       s = s.withRunId(options.getRunId());
     }
     RulesArchive.save(s.warehouse(), s.rules());
-    // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes on.
+    // The DirectRunner blocks in run() by default; start() must return while an unbounded run goes
+    // on.
     options.as(DirectOptions.class).setBlockOnRun(false);
     support.ifPresent(r -> r.tune(options));
     Pipeline pipeline = ReconcilePipeline.build(Pipeline.create(options), s, writer);
@@ -120,10 +120,10 @@ public final class ReconcileRun {
 
   /**
    * For a production run (the command line, the benchmark) on the DirectRunner: turns off its
-   * immutability and encodability checks unless the user set them. They encode every element
-   * before and after every step and clone it into the next bundle, to catch a DoFn that mutates its
-   * input or a coder that does not round-trip, and make a run several times slower. Tests that run
-   * the pipeline through this class keep them on. Other runners never make these checks.
+   * immutability and encodability checks unless the user set them. They encode every element before
+   * and after every step and clone it into the next bundle, to catch a DoFn that mutates its input
+   * or a coder that does not round-trip, and make a run several times slower. Tests that run the
+   * pipeline through this class keep them on. Other runners never make these checks.
    */
   public static void skipDirectRunnerChecks(PipelineOptions options) {
     if (!RunnerProfile.isDirectRunner(options)) {
@@ -193,7 +193,8 @@ public final class ReconcileRun {
     }
   }
 
-  private static ScheduledExecutorService startProgress(PipelineResult result, ReconcileSettings s) {
+  private static ScheduledExecutorService startProgress(
+      PipelineResult result, ReconcileSettings s) {
     long every = s.progressInterval().getMillis();
     if (every <= 0) {
       return null;

@@ -18,7 +18,8 @@ public final class Release {
   public static final String VERSION = read();
 
   private static String read() {
-    try (InputStream in = Release.class.getResourceAsStream("/io/streamrecon/pipeline/release.properties")) {
+    try (InputStream in =
+        Release.class.getResourceAsStream("/io/streamrecon/pipeline/release.properties")) {
       if (in == null) {
         throw new IllegalStateException("release.properties is missing from the build");
       }

@@ -3,22 +3,21 @@ package io.streamrecon.pipeline.run;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.deltalake.VerdictScan;
-import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.deltalake.WarehouseIds;
-import io.streamrecon.model.DeadLetter;
+import io.streamrecon.deltalake.WarehouseTables;
+import io.streamrecon.model.EventRef;
 import io.streamrecon.model.MetricNames;
+import io.streamrecon.model.Side;
+import io.streamrecon.model.StoredEvent;
 import io.streamrecon.pipeline.DurationParser;
 import io.streamrecon.pipeline.ReconcilePipeline;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.records.JsonRecords;
 import io.streamrecon.transforms.Diff;
-import io.streamrecon.model.EventRef;
 import io.streamrecon.transforms.ModelCoders;
-import io.streamrecon.model.Side;
-import io.streamrecon.model.StoredEvent;
 import io.streamrecon.transforms.RehashEvents;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
@@ -38,8 +37,8 @@ import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricResult;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.metrics.MetricsFilter;
-import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.GroupByKey;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.KV;
@@ -340,7 +339,8 @@ public final class ReplayRun {
       }
       b.append(
           String.format(
-              Locale.ROOT, "verdicts per natural id, re-judged runs → replay (%,d ids judged):%n",
+              Locale.ROOT,
+              "verdicts per natural id, re-judged runs → replay (%,d ids judged):%n",
               naturalIds));
       if (transitions.isEmpty()) {
         b.append("  (none)\n");

@@ -1,7 +1,7 @@
 package io.streamrecon.pipeline.run;
 
-import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.deltalake.WarehouseIds;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import java.time.ZoneOffset;
@@ -17,7 +17,8 @@ import org.joda.time.Instant;
 /**
  * The checked settings of a replay: what to select from {@code raw_events} (runs, a half-open
  * event-time window, natural ids) and how to judge it ({@link #run}: the settings of the judging
- * half a run uses, under the replay's own run id, with {@code raw_events} as its input). The judging options are those of {@code run} ({@link ReconcileOptions}).
+ * half a run uses, under the replay's own run id, with {@code raw_events} as its input). The
+ * judging options are those of {@code run} ({@link ReconcileOptions}).
  *
  * @param run the judging settings; its run id is the replay's id
  * @param options the Beam options the pipeline runs with (runner and runner options included)
@@ -70,7 +71,9 @@ public record ReplaySettings(
     replayId = replayId(replayId);
     String warehouse = options.getWarehouse();
     String rawEvents =
-        warehouse == null ? WarehouseTables.RAW_EVENTS : warehouse + "/" + WarehouseTables.RAW_EVENTS;
+        warehouse == null
+            ? WarehouseTables.RAW_EVENTS
+            : warehouse + "/" + WarehouseTables.RAW_EVENTS;
     options.setSource(rawEvents);
     options.setTarget(rawEvents);
     options.setRunId(replayId);
@@ -87,8 +90,7 @@ public record ReplaySettings(
     Instant from = instant("since", since);
     Instant to = instant("until", until);
     if (from != null && to != null && !from.isBefore(to)) {
-      throw new IllegalArgumentException(
-          "--since=" + since + " must be before --until=" + until);
+      throw new IllegalArgumentException("--since=" + since + " must be before --until=" + until);
     }
     if (selectedRuns.isEmpty() && selectedIds.isEmpty() && from == null && to == null) {
       throw new IllegalArgumentException(
@@ -145,7 +147,9 @@ public record ReplaySettings(
     } catch (java.time.format.DateTimeParseException notDateTime) {
       try {
         return new Instant(
-            java.time.LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant()
+            java.time.LocalDate.parse(value)
+                .atStartOfDay(ZoneOffset.UTC)
+                .toInstant()
                 .toEpochMilli());
       } catch (java.time.format.DateTimeParseException notDate) {
         throw new IllegalArgumentException(

@@ -69,6 +69,7 @@ public final class RulesArchive {
   }
 
   static Path path(String warehouse, String rulesId) {
-    return new Path(new Path(warehouse, DIR), WarehouseIds.checkStored("rules id", rulesId) + ".json");
+    return new Path(
+        new Path(warehouse, DIR), WarehouseIds.checkStored("rules id", rulesId) + ".json");
   }
 }

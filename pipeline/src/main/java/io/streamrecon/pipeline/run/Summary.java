@@ -28,10 +28,10 @@ import org.apache.beam.sdk.metrics.MetricsFilter;
  * Input counts every line of a file (blank ones included) and every Kafka record; a blank line is
  * not an event and ends nowhere else, so it has its own count. Counts come from Beam metrics in the
  * namespace {@value MetricNames#NAMESPACE}: the pipeline's own counters ({@link MetricNames}:
- * input, blank lines, dead letters, raw events), those of {@code PairEvents}, and the raw events
- * a Delta Lake write recognised as copies of rows its job stored before (a replay after a
- * restore; shown, not part of the identities), and the payloads a MISMATCH needed that were
- * deleted from raw_events (its verdict is written without a diff; shown, not part of them).
+ * input, blank lines, dead letters, raw events), those of {@code PairEvents}, and the raw events a
+ * Delta Lake write recognised as copies of rows its job stored before (a replay after a restore;
+ * shown, not part of the identities), and the payloads a MISMATCH needed that were deleted from
+ * raw_events (its verdict is written without a diff; shown, not part of them).
  */
 public record Summary(Map<String, Long> counts) implements FailOnRules.Counts {
   /**

@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * The {@code --warehouse} of a run or a command: a local directory, a {@code file:} URI or a
- * Hadoop URI ({@code s3a://}, {@code hdfs://}, ...) under which each table is a directory of its
- * own (docs/design.md#tables-and-pointers). The one place that tells a local warehouse from a
- * remote one.
+ * The {@code --warehouse} of a run or a command: a local directory, a {@code file:} URI or a Hadoop
+ * URI ({@code s3a://}, {@code hdfs://}, ...) under which each table is a directory of its own
+ * (docs/design.md#tables-and-pointers). The one place that tells a local warehouse from a remote
+ * one.
  */
 public final class Warehouse {
   /** A URI with a scheme and an authority part: {@code scheme://...}. */
@@ -54,8 +54,7 @@ public final class Warehouse {
 
   /** The warehouse as an absolute URI without a trailing slash: a local one as {@code file:/..}. */
   public String uri() {
-    String uri =
-        isLocal() ? localPath().toAbsolutePath().normalize().toUri().toString() : location;
+    String uri = isLocal() ? localPath().toAbsolutePath().normalize().toUri().toString() : location;
     return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
   }
 
@@ -65,10 +64,10 @@ public final class Warehouse {
   }
 
   /**
-   * True when the table exists, that is where its transaction log does. A remote warehouse is
-   * asked through its Hadoop file system (one existence check), so that a mistyped {@code
-   * hdfs://} location fails as a local one does instead of reading as empty tables; when that file
-   * system cannot be reached or is not on the class path, the table's reader finds out.
+   * True when the table exists, that is where its transaction log does. A remote warehouse is asked
+   * through its Hadoop file system (one existence check), so that a mistyped {@code hdfs://}
+   * location fails as a local one does instead of reading as empty tables; when that file system
+   * cannot be reached or is not on the class path, the table's reader finds out.
    */
   public boolean tableExists(String table) {
     if (isLocal()) {
@@ -84,8 +83,8 @@ public final class Warehouse {
   }
 
   /**
-   * True when the table's folder exists, with or without a transaction log (a first run that
-   * failed before its first commit leaves data files without one).
+   * True when the table's folder exists, with or without a transaction log (a first run that failed
+   * before its first commit leaves data files without one).
    */
   public boolean hasTableFolder(String table) {
     if (isLocal()) {

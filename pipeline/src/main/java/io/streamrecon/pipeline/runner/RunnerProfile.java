@@ -19,13 +19,13 @@ import org.joda.time.Duration;
  *     encodability checks can be turned off for production runs ({@link #isDirectRunner})
  * @param pairingBuckets the pairing's bucket count unless {@code --pairingBuckets} is given; 0 for
  *     the option's default
- * @param commitInterval how often the Delta Lake writers commit unless {@code --commitInterval}
- *     is given; {@code null} for the option's default
+ * @param commitInterval how often the Delta Lake writers commit unless {@code --commitInterval} is
+ *     given; {@code null} for the option's default
  * @param rawEventsCommitEachMicroBatch true when, with event-time expiry, the raw_events writer
  *     commits every micro-batch whatever {@code --commitInterval} says
  * @param parsedInputsAsOneCollection true when an unbounded run's parsed inputs go to the
- *     raw_events writer as one collection, as a bounded run's always do; false for ParseEvents'
- *     two outputs
+ *     raw_events writer as one collection, as a bounded run's always do; false for ParseEvents' two
+ *     outputs
  * @param polledWatermark true when event-time expiry reads the runner's watermark through the
  *     runner module's {@code WatermarkSource} on every call instead of setting event-time timers
  * @param kafkaSplits how an unbounded Kafka read splits its topic
@@ -79,8 +79,8 @@ public record RunnerProfile(
   }
 
   /**
-   * The options' runner's name and no runner-specific choice: every default as the options give
-   * it, KafkaIO's own splits, the graph as a streaming runner with event-time timers needs it.
+   * The options' runner's name and no runner-specific choice: every default as the options give it,
+   * KafkaIO's own splits, the graph as a streaming runner with event-time timers needs it.
    */
   public static RunnerProfile untuned(PipelineOptions options) {
     return new RunnerProfile(

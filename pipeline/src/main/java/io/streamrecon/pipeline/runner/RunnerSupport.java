@@ -28,22 +28,22 @@ public interface RunnerSupport {
   }
 
   /**
-   * Adjusts the options for this runner before the pipeline is created, for bounded and
-   * unbounded runs alike. Options the user set explicitly are kept.
+   * Adjusts the options for this runner before the pipeline is created, for bounded and unbounded
+   * runs alike. Options the user set explicitly are kept.
    */
   default void tune(PipelineOptions options) {}
 
   /**
    * For an unbounded run: points the runner's checkpoints at {@link JobIdentity#runnerDir} and
-   * arranges that a restart restores from the newest completed one. Options the user set
-   * explicitly are kept.
+   * arranges that a restart restores from the newest completed one. Options the user set explicitly
+   * are kept.
    */
   Recovery configure(PipelineOptions options, JobIdentity job);
 
   /**
    * The registered support for the options' runner, if any. A registered support whose runner is
-   * not on the class path (a runner module's jar next to another runner) cannot link, and cannot
-   * be the one the options select either: it is passed over.
+   * not on the class path (a runner module's jar next to another runner) cannot link, and cannot be
+   * the one the options select either: it is passed over.
    */
   static Optional<RunnerSupport> find(PipelineOptions options) {
     Iterator<RunnerSupport> supports = ServiceLoader.load(RunnerSupport.class).iterator();
@@ -65,8 +65,8 @@ public interface RunnerSupport {
   }
 
   /**
-   * True when the user set the option (on the command line or with a setter): Beam's display
-   * data lists set options only, not defaults. What implementations use to keep them.
+   * True when the user set the option (on the command line or with a setter): Beam's display data
+   * lists set options only, not defaults. What implementations use to keep them.
    */
   static boolean isExplicit(PipelineOptions options, String name) {
     return DisplayData.from(options).items().stream().anyMatch(i -> i.getKey().equals(name));

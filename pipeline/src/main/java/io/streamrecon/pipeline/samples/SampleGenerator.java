@@ -20,8 +20,8 @@ import java.util.TreeMap;
  * that covers every verdict kind: matches (some with reordered keys and {@code 12.5} written as
  * {@code 12.50}, equal by the canonical form), mismatches with 1–3 changed fields (top-level,
  * nested object, array element, a field only on one side), missing on each side, redelivered
- * duplicates, new versions of an event, and a few bad lines. The same seed and size always give
- * the same bytes. {@link #expectations()} says what each natural id must end as.
+ * duplicates, new versions of an event, and a few bad lines. The same seed and size always give the
+ * same bytes. {@link #expectations()} says what each natural id must end as.
  */
 public final class SampleGenerator {
   /** The final outcome expected for a natural id (after supersession). */
@@ -274,7 +274,14 @@ public final class SampleGenerator {
         case 3 -> {
           paths.add("/amount");
           return new Order(
-              id, eventTime, status, amountCents + 1 + r.nextInt(99), customerId, city, zip, items,
+              id,
+              eventTime,
+              status,
+              amountCents + 1 + r.nextInt(99),
+              customerId,
+              city,
+              zip,
+              items,
               note);
         }
         default -> {
@@ -296,8 +303,14 @@ public final class SampleGenerator {
         if (i > 0) {
           items.append(',');
         }
-        items.append("{\"sku\":\"SKU-").append(it[0]).append("\",\"qty\":").append(it[1])
-            .append(",\"price\":").append(decimal(it[2])).append('}');
+        items
+            .append("{\"sku\":\"SKU-")
+            .append(it[0])
+            .append("\",\"qty\":")
+            .append(it[1])
+            .append(",\"price\":")
+            .append(decimal(it[2]))
+            .append('}');
       }
       items.append(']');
       String address = "{\"city\":\"" + city + "\",\"zip\":\"" + zip + "\"}";
@@ -305,13 +318,36 @@ public final class SampleGenerator {
       String noteField = note == null ? "" : ",\"note\":\"" + note + "\"";
       if (alternativeSpelling) {
         // Same content, other key order and number text: equal by the canonical form.
-        return "{\"items\":" + items + ",\"amount\":" + amount + ",\"customer\":" + customer
-            + ",\"status\":\"" + status + "\",\"eventTime\":\"" + eventTime + "\",\"id\":\""
-            + id + "\"" + noteField + "}";
+        return "{\"items\":"
+            + items
+            + ",\"amount\":"
+            + amount
+            + ",\"customer\":"
+            + customer
+            + ",\"status\":\""
+            + status
+            + "\",\"eventTime\":\""
+            + eventTime
+            + "\",\"id\":\""
+            + id
+            + "\""
+            + noteField
+            + "}";
       }
-      return "{\"id\":\"" + id + "\",\"eventTime\":\"" + eventTime + "\",\"status\":\"" + status
-          + "\",\"amount\":" + amount + ",\"customer\":" + customer + ",\"items\":" + items
-          + noteField + "}";
+      return "{\"id\":\""
+          + id
+          + "\",\"eventTime\":\""
+          + eventTime
+          + "\",\"status\":\""
+          + status
+          + "\",\"amount\":"
+          + amount
+          + ",\"customer\":"
+          + customer
+          + ",\"items\":"
+          + items
+          + noteField
+          + "}";
     }
 
     private static String decimal(long cents) {

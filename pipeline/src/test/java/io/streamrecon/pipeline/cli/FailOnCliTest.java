@@ -73,8 +73,7 @@ public class FailOnCliTest {
     assertEquals(
         printed.get("missing in source"),
         (Long) json.get("counts").get("missingInSource").asLong());
-    assertEquals(
-        printed.get("raw events"), (Long) json.get("counts").get("rawEvents").asLong());
+    assertEquals(printed.get("raw events"), (Long) json.get("counts").get("rawEvents").asLong());
     assertEquals(
         printed.get("dead letters, source"),
         (Long) json.get("counts").get("deadLettersSource").asLong());
@@ -212,15 +211,12 @@ public class FailOnCliTest {
   public void countsThatDoNotAddUpOutrankABreachedRule() {
     Summary gap = new Summary(Map.of(MetricNames.RAW_EVENTS, 5L));
     Summary fine = new Summary(Map.of());
-    List<FailOnRules.Breach> breached =
-        FailOnRules.parse("deadLetters>=0").breaches(fine);
+    List<FailOnRules.Breach> breached = FailOnRules.parse("deadLetters>=0").breaches(fine);
     assertEquals(1, breached.size());
     assertEquals(
-        StreamRecon.EXIT_COUNTS,
-        StreamRecon.exitCode(PipelineResult.State.DONE, gap, breached));
+        StreamRecon.EXIT_COUNTS, StreamRecon.exitCode(PipelineResult.State.DONE, gap, breached));
     assertEquals(
-        StreamRecon.EXIT_FAIL_ON,
-        StreamRecon.exitCode(PipelineResult.State.DONE, fine, breached));
+        StreamRecon.EXIT_FAIL_ON, StreamRecon.exitCode(PipelineResult.State.DONE, fine, breached));
     assertEquals(
         StreamRecon.EXIT_FAILED,
         StreamRecon.exitCode(PipelineResult.State.CANCELLED, gap, breached));

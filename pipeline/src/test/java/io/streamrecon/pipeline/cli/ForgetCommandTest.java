@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.records.ErasureRecords;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.greaterThan;
@@ -18,6 +17,7 @@ import io.streamrecon.model.DeadLetter;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.model.Difference;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.records.ErasureRecords;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -76,8 +76,7 @@ public class ForgetCommandTest {
     }
     for (Path f : files) {
       try (ParquetReader<Group> reader =
-          ParquetReader.builder(
-                  new GroupReadSupport(), new org.apache.hadoop.fs.Path(f.toUri()))
+          ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(f.toUri()))
               .withConf(new Configuration())
               .build()) {
         for (Group g = reader.read(); g != null; g = reader.read()) {
@@ -134,7 +133,9 @@ public class ForgetCommandTest {
     assertThat(
         forget.out(),
         matchesPattern(
-            "(?s).*raw_events: " + rawRows + " row\\(s\\) removed; \\d+ file\\(s\\)"
+            "(?s).*raw_events: "
+                + rawRows
+                + " row\\(s\\) removed; \\d+ file\\(s\\)"
                 + " rewritten into \\d+ in version \\d+.*"));
     assertThat(forget.out(), containsString("difference value(s) cleared, rows kept"));
     assertThat(forget.out(), containsString("dead_letters: 1 raw input(s) cleared, rows kept"));
@@ -188,9 +189,7 @@ public class ForgetCommandTest {
     }
     CliRun again =
         execute(
-            "forget",
-            "--warehouse=" + warehouse,
-            "--naturalId=" + mismatchId + "," + deadLetterId);
+            "forget", "--warehouse=" + warehouse, "--naturalId=" + mismatchId + "," + deadLetterId);
     assertEquals(again.err(), StreamRecon.EXIT_COUNTS, again.code());
     assertThat(again.out(), containsString("raw_events: nothing to erase"));
     assertThat(again.out(), containsString("deltas: nothing to erase"));
@@ -210,8 +209,7 @@ public class ForgetCommandTest {
     }
     try (Stream<Path> records = Files.list(Path.of(warehouse, ErasureRecords.DIR))) {
       // Hadoop's local file system writes a .crc file beside it.
-      assertEquals(
-          1, records.filter(p -> !p.getFileName().toString().startsWith(".")).count());
+      assertEquals(1, records.filter(p -> !p.getFileName().toString().startsWith(".")).count());
     }
 
     CliRun explain = execute("explain", "--naturalId=" + mismatchId, "--warehouse=" + warehouse);
@@ -239,8 +237,13 @@ public class ForgetCommandTest {
     // An erasure stopped between its commits and its end leaves its first record: explain says
     // it may be partial.
     ErasureRecords.write(
-        warehouse, "erasure-stopped", "2026-01-01T00:00:00Z", ErasureRecords.STARTED,
-        List.of("ord-00004"), List.of("/id"), List.of());
+        warehouse,
+        "erasure-stopped",
+        "2026-01-01T00:00:00Z",
+        ErasureRecords.STARTED,
+        List.of("ord-00004"),
+        List.of("/id"),
+        List.of());
     CliRun stopped = execute("explain", "--naturalId=ord-00004", "--warehouse=" + warehouse);
     assertEquals(stopped.err(), 0, stopped.code());
     assertThat(
@@ -274,11 +277,11 @@ public class ForgetCommandTest {
         execute("forget", "--warehouse=" + warehouse, "--naturalIdFile=" + tmp.getRoot() + "/no");
     assertEquals(StreamRecon.EXIT_USAGE, noFile.code());
     assertThat(noFile.err(), containsString("is not a file"));
-    CliRun badKey =
-        execute("forget", "--warehouse=" + warehouse, "--naturalId=a", "--keyField=id");
+    CliRun badKey = execute("forget", "--warehouse=" + warehouse, "--naturalId=a", "--keyField=id");
     assertEquals(StreamRecon.EXIT_USAGE, badKey.code());
     assertThat(badKey.err(), containsString("--keyField=id"));
   }
+
   /** Writes one event per id to both sides and runs them into a new warehouse. */
   private String warehouseHolding(String... ids) throws Exception {
     StringBuilder lines = new StringBuilder();
@@ -318,20 +321,18 @@ public class ForgetCommandTest {
     Files.writeString(idFile.toPath(), "tail \r\n\r\n");
     CliRun forget =
         execute(
-            "forget",
-            "--warehouse=" + warehouse,
-            "--naturalId= pad",
-            "--naturalIdFile=" + idFile);
+            "forget", "--warehouse=" + warehouse, "--naturalId= pad", "--naturalIdFile=" + idFile);
     assertEquals(forget.err(), 0, forget.code());
-    assertEquals("each side of the other ids stays", List.of("pad", "pad", "tail", "tail"),
+    assertEquals(
+        "each side of the other ids stays",
+        List.of("pad", "pad", "tail", "tail"),
         rawEventIds(warehouse));
     assertThat(forget.out(), containsString("forget: 2 natural id(s)"));
     assertThat(forget.out(), containsString("erased: 2 natural id(s)"));
   }
 
   @Test
-  public void anIdNoTableHoldsIsNamedAndFailsTheCommandAfterTheOthersAreErased()
-      throws Exception {
+  public void anIdNoTableHoldsIsNamedAndFailsTheCommandAfterTheOthersAreErased() throws Exception {
     String warehouse = warehouseHolding("ord-1", "ord-2");
     CliRun forget =
         execute("forget", "--warehouse=" + warehouse, "--naturalId=ord-1,ord-404, ord-2");
@@ -349,9 +350,11 @@ public class ForgetCommandTest {
     assertEquals("ord-1 is erased all the same", List.of("ord-2", "ord-2"), rawEventIds(warehouse));
 
     CliRun allowed =
-        execute("forget", "--warehouse=" + warehouse, "--naturalId=ord-2,ord-405", "--allowMissing");
+        execute(
+            "forget", "--warehouse=" + warehouse, "--naturalId=ord-2,ord-405", "--allowMissing");
     assertEquals(allowed.err(), 0, allowed.code());
-    assertThat(allowed.out(), containsString("not found in any table: 1 natural id(s):\n  \"ord-405\""));
+    assertThat(
+        allowed.out(), containsString("not found in any table: 1 natural id(s):\n  \"ord-405\""));
     assertEquals(List.of(), rawEventIds(warehouse));
   }
 }

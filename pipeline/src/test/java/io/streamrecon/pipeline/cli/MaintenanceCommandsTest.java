@@ -16,7 +16,9 @@ import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
-/** {@code compact} and {@code vacuum} on tables a real run wrote, and {@code explain} after them. */
+/**
+ * {@code compact} and {@code vacuum} on tables a real run wrote, and {@code explain} after them.
+ */
 public class MaintenanceCommandsTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
@@ -29,8 +31,12 @@ public class MaintenanceCommandsTest {
     File target = tmp.newFile(prefix + "-t.jsonl");
     Files.writeString(
         source.toPath(),
-        "{\"id\":\"" + prefix + "1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"v\":1}\n"
-            + "{\"id\":\"" + prefix + "2\",\"eventTime\":\"2024-03-01T08:00:01Z\",\"v\":2}\n");
+        "{\"id\":\""
+            + prefix
+            + "1\",\"eventTime\":\"2024-03-01T08:00:00Z\",\"v\":1}\n"
+            + "{\"id\":\""
+            + prefix
+            + "2\",\"eventTime\":\"2024-03-01T08:00:01Z\",\"v\":2}\n");
     Files.writeString(
         target.toPath(),
         "{\"id\":\"" + prefix + "1\",\"eventTime\":\"2024-03-01T08:00:02Z\",\"v\":9}\n");
@@ -55,9 +61,13 @@ public class MaintenanceCommandsTest {
     CliRun explainAfter = execute("explain", "--naturalId=a1", "--warehouse=" + warehouse);
     // Same payloads, verdicts and diff; only the data file of each row changed.
     assertEquals(
-        explainBefore.out().replaceAll("stored in raw_events/\\S+ row \\d+", "")
+        explainBefore
+            .out()
+            .replaceAll("stored in raw_events/\\S+ row \\d+", "")
             .replaceAll("(table version|deltas at) \\d+", ""),
-        explainAfter.out().replaceAll("stored in raw_events/\\S+ row \\d+", "")
+        explainAfter
+            .out()
+            .replaceAll("stored in raw_events/\\S+ row \\d+", "")
             .replaceAll("(table version|deltas at) \\d+", ""));
 
     CliRun tooShort =
@@ -79,7 +89,8 @@ public class MaintenanceCommandsTest {
     assertThat(expired.out(), containsString("MISMATCH"));
     assertThat(expired.out(), containsString("SOURCE event v"));
     assertThat(expired.out(), containsString("expired, no longer stored in raw_events"));
-    assertThat(expired.out(), containsString("diff: the raw events of this natural id have expired"));
+    assertThat(
+        expired.out(), containsString("diff: the raw events of this natural id have expired"));
   }
 
   @Test

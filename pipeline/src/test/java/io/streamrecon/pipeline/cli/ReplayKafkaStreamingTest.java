@@ -1,6 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.run.ReplayRun;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -9,6 +8,7 @@ import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.ReplayRun;
 import io.streamrecon.pipeline.testing.EmbeddedKafka;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Files;
@@ -77,9 +77,15 @@ public class ReplayKafkaStreamingTest {
         // clock after the partitions went idle, passes its entry.
         awaitOrFail(
             result,
-            () -> "every event stored and every id ended as in the file run; stored "
-                + storedRows(wh) + " of " + storedEvents + ", final verdicts "
-                + finalView(wh, STREAM) + " vs " + fileFinal,
+            () ->
+                "every event stored and every id ended as in the file run; stored "
+                    + storedRows(wh)
+                    + " of "
+                    + storedEvents
+                    + ", final verdicts "
+                    + finalView(wh, STREAM)
+                    + " vs "
+                    + fileFinal,
             () -> storedRows(wh) == storedEvents && finalView(wh, STREAM).equals(fileFinal));
       } finally {
         result.cancel();

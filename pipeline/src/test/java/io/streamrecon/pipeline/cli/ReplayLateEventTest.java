@@ -1,9 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.run.ReplayRun;
-import io.streamrecon.pipeline.ReconcilePipeline;
-import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.ReconcileSettings;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
@@ -18,6 +14,10 @@ import io.streamrecon.model.Origin;
 import io.streamrecon.model.RawInput;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.ReconcilePipeline;
+import io.streamrecon.pipeline.ReconcileSettings;
+import io.streamrecon.pipeline.run.ReplayRun;
 import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import java.nio.charset.StandardCharsets;
@@ -47,8 +47,7 @@ public class ReplayLateEventTest {
   private static final Instant T0 = Instant.parse("2026-03-01T08:00:00Z");
 
   private static Event event(Side side, String id, Instant t, String amount, long line) {
-    String json =
-        "{\"id\":\"" + id + "\",\"eventTime\":\"" + t + "\",\"amount\":" + amount + "}";
+    String json = "{\"id\":\"" + id + "\",\"eventTime\":\"" + t + "\",\"amount\":" + amount + "}";
     try {
       return new EventParser(ParseConfig.defaults())
           .parse(

@@ -1,11 +1,5 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.run.ReplaySettings;
-import io.streamrecon.pipeline.run.ReplayRun;
-import io.streamrecon.pipeline.ReconcileOptions;
-import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.pipeline.run.Summary;
-import io.streamrecon.pipeline.samples.RulesSample;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
@@ -13,7 +7,12 @@ import static org.junit.Assert.assertTrue;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.DeltaRecord;
-import io.streamrecon.model.Status;
+import io.streamrecon.pipeline.ReconcileOptions;
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.ReplayRun;
+import io.streamrecon.pipeline.run.ReplaySettings;
+import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.pipeline.samples.RulesSample;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -107,7 +106,8 @@ public class ReplayTest {
     assertEquals(Map.of("plain", plain.summary().raw()), replay.eventsPerRun());
 
     // No raw event stored twice; the replay's pointers name the stored rows.
-    assertEquals(rawBefore, DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).size());
+    assertEquals(
+        rawBefore, DeltaLakeTables.readRows(wh.toString(), WarehouseTables.RAW_EVENTS).size());
     for (DeltaRecord d : DeltaLakeTables.readDeltas(wh.toString())) {
       if (d.runId().equals("replay-1") && d.sourcePointer() != null) {
         List<Map<String, Object>> rows =
@@ -118,8 +118,7 @@ public class ReplayTest {
                 .anyMatch(
                     r ->
                         r.get(DeltaLakeTables.DATA_FILE).equals(d.sourcePointer().dataFile())
-                            && r.get(DeltaLakeTables.ROW_INDEX)
-                                .equals(d.sourcePointer().rowIndex())
+                            && r.get(DeltaLakeTables.ROW_INDEX).equals(d.sourcePointer().rowIndex())
                             && r.get("side").equals("SOURCE")));
       }
     }
@@ -129,16 +128,12 @@ public class ReplayTest {
     Map<String, Long> t = replay.transitions();
     assertEquals(t.toString(), Long.valueOf(resolved), t.get("MISMATCH → MATCH"));
     assertEquals(
-        t.toString(),
-        Long.valueOf(withRules.summary().mismatch()),
-        t.get("MISMATCH unchanged"));
-    assertEquals(
-        replay.naturalIds(), t.values().stream().mapToLong(Long::longValue).sum());
+        t.toString(), Long.valueOf(withRules.summary().mismatch()), t.get("MISMATCH unchanged"));
+    assertEquals(replay.naturalIds(), t.values().stream().mapToLong(Long::longValue).sum());
     assertFalse(t.containsKey("MATCH → MISMATCH"));
 
     // The replay's record names what it replayed.
-    String record =
-        Files.readString(wh.resolve(ReplayRun.RECORDS_DIR).resolve("replay-1.json"));
+    String record = Files.readString(wh.resolve(ReplayRun.RECORDS_DIR).resolve("replay-1.json"));
     assertTrue(record, record.contains("\"runIds\" : [ \"plain\" ]"));
     assertTrue(record, record.contains("\"MISMATCH → MATCH\" : " + resolved));
     assertTrue(

@@ -1,12 +1,12 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.output.TerminalText;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.not;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.output.TerminalText;
 import java.io.File;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -34,7 +34,9 @@ public class StreamReconCliTest {
   public void anOptionGivenTwiceIsRefusedWithoutItsValues() {
     CliRun r =
         execute(
-            "run", "--source=a", "--target=b",
+            "run",
+            "--source=a",
+            "--target=b",
             "--kafkaProperties=sasl.jaas.config=${env:A}",
             "--kafkaProperties=ssl.truststore.password=${env:pw-7f3a91}");
     assertOneLine(
@@ -56,7 +58,9 @@ public class StreamReconCliTest {
   public void aLiteralSecretInlineIsRefusedWithoutItsValue() {
     CliRun r =
         execute(
-            "run", "--source=a", "--target=b",
+            "run",
+            "--source=a",
+            "--target=b",
             "--kafkaProperties=sasl.mechanism=PLAIN,sasl.jaas.config=\"x password=pw-7f3a91;\"");
     assertOneLine(
         r, StreamRecon.EXIT_USAGE, "streamrecon: --kafkaProperties: sasl.jaas.config is a secret");
@@ -97,8 +101,7 @@ public class StreamReconCliTest {
             "--rules=" + rules),
         StreamRecon.EXIT_USAGE,
         "unknown member \"sort\"");
-    assertEquals(
-        "nothing was written", 0, warehouse.list().length);
+    assertEquals("nothing was written", 0, warehouse.list().length);
   }
 
   @Test
@@ -121,10 +124,7 @@ public class StreamReconCliTest {
     File notADir = tmp.newFile("plain-file");
     assertOneLine(
         execute(
-            "run",
-            "--source=" + source,
-            "--target=" + source,
-            "--warehouse=" + notADir + "/wh"),
+            "run", "--source=" + source, "--target=" + source, "--warehouse=" + notADir + "/wh"),
         StreamRecon.EXIT_USAGE,
         "is not writable");
   }
@@ -234,6 +234,7 @@ public class StreamReconCliTest {
         StreamRecon.EXIT_FAILED,
         "streamrecon: explain: cannot read table raw_events under --warehouse=" + warehouse + ": ");
   }
+
   /** Every file under {@code dir} with its size and modification time. */
   private static java.util.Map<String, String> files(Path dir) throws java.io.IOException {
     java.util.Map<String, String> files = new java.util.TreeMap<>();
@@ -271,7 +272,8 @@ public class StreamReconCliTest {
     for (String id : new String[] {"..", ".", "a:b", "a/b", "../wh"}) {
       String[] withId = java.util.Arrays.copyOf(run, run.length + 1);
       withId[run.length] = "--runId=" + id;
-      assertOneLine(execute(withId), StreamRecon.EXIT_USAGE, "--runId=" + id + " is not valid: " + form);
+      assertOneLine(
+          execute(withId), StreamRecon.EXIT_USAGE, "--runId=" + id + " is not valid: " + form);
       assertEquals("--runId=" + id, before, files(warehouse));
     }
     for (String id : new String[] {"..", ".", "a:b", "a/b"}) {
@@ -292,8 +294,7 @@ public class StreamReconCliTest {
   public void filesGivenToOptionsAreReadUpToALimitEvenWithoutASize() throws Exception {
     File warehouse = new File(tmp.getRoot(), "wh");
     assertOneLine(
-        execute(
-            "run", "--source=a", "--target=b", "--warehouse=" + warehouse, "--rules=/dev/zero"),
+        execute("run", "--source=a", "--target=b", "--warehouse=" + warehouse, "--rules=/dev/zero"),
         StreamRecon.EXIT_USAGE,
         "streamrecon: --rules=/dev/zero: the file is larger than the limit of 1 MiB");
     assertOneLine(

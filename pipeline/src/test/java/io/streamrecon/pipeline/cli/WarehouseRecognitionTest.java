@@ -170,7 +170,8 @@ public class WarehouseRecognitionTest {
     assertEquals(r.err(), 0, r.code());
     assertTrue(Files.isRegularFile(release.resolve(WarehouseOwnership.MARKER)));
     assertThat(
-        DeltaLakeTables.tableVersion(release.toString(), WarehouseTables.RAW_EVENTS), greaterThan(0L));
+        DeltaLakeTables.tableVersion(release.toString(), WarehouseTables.RAW_EVENTS),
+        greaterThan(0L));
   }
 
   @Test

@@ -43,16 +43,15 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * A warehouse on HDFS (a {@code MiniDFSCluster} in its own JVM, {@link HdfsProcess}): a run
- * writes it and the commands read it back as they read a local one; a writer killed with SIGKILL
- * inside a commit and restarted stores every row once; two writers in two JVMs appending to one
- * table lose no commit, through Kernel's {@code HDFSLogStore} as the Hadoop configuration chose it.
+ * A warehouse on HDFS (a {@code MiniDFSCluster} in its own JVM, {@link HdfsProcess}): a run writes
+ * it and the commands read it back as they read a local one; a writer killed with SIGKILL inside a
+ * commit and restarted stores every row once; two writers in two JVMs appending to one table lose
+ * no commit, through Kernel's {@code HDFSLogStore} as the Hadoop configuration chose it.
  */
 public class HdfsWarehouseTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();
 
   private static HdfsProcess hdfs;
-
 
   private static final Pattern TXN =
       Pattern.compile("\"txn\":\\{\"appId\":\"([^\"]+)\",\"version\":(\\d+)");
@@ -110,10 +109,10 @@ public class HdfsWarehouseTest {
   }
 
   /**
-   * A writer JVM killed with SIGKILL inside its third commit (the log entry written to HDFS under
-   * a temporary name, not yet renamed) and started again from its first batch: every batch is in
-   * the log once, in consecutive versions, every row once, and every transaction of the writer's
-   * app id once.
+   * A writer JVM killed with SIGKILL inside its third commit (the log entry written to HDFS under a
+   * temporary name, not yet renamed) and started again from its first batch: every batch is in the
+   * log once, in consecutive versions, every row once, and every transaction of the writer's app id
+   * once.
    */
   @Test
   public void aWriterKilledInsideACommitAndRestartedStoresEveryRowOnce() throws Exception {
@@ -125,12 +124,18 @@ public class HdfsWarehouseTest {
     int batches = 5;
     int rows = 40;
     Process p =
-        writer(conf, dir.resolve("record"), log, List.of(
-            "-D" + CommitPausingFs.AT + "=3", "-D" + CommitPausingFs.MARKER + "=" + marker),
-            warehouse, "crash-writer", batches, rows);
+        writer(
+            conf,
+            dir.resolve("record"),
+            log,
+            List.of("-D" + CommitPausingFs.AT + "=3", "-D" + CommitPausingFs.MARKER + "=" + marker),
+            warehouse,
+            "crash-writer",
+            batches,
+            rows);
     try {
-      ChildProcesses.await("the writer paused inside its third commit", 90, p, log,
-          () -> Files.exists(marker));
+      ChildProcesses.await(
+          "the writer paused inside its third commit", 90, p, log, () -> Files.exists(marker));
     } finally {
       ChildProcesses.kill(p);
     }
@@ -143,11 +148,11 @@ public class HdfsWarehouseTest {
             .anyMatch(
                 s -> s.getPath().getName().matches("\\.00000000000000000002\\.json\\..*tmp")));
 
-    Process again = writer(conf, dir.resolve("record"), log, List.of(),
-        warehouse, "crash-writer", batches, rows);
+    Process again =
+        writer(
+            conf, dir.resolve("record"), log, List.of(), warehouse, "crash-writer", batches, rows);
     try {
-      ChildProcesses.await("the restarted writer finished", 90, null, log,
-          () -> !again.isAlive());
+      ChildProcesses.await("the restarted writer finished", 90, null, log, () -> !again.isAlive());
       assertEquals(ChildProcesses.tail(log, 40), 0, again.exitValue());
     } finally {
       ChildProcesses.kill(again);
@@ -180,8 +185,17 @@ public class HdfsWarehouseTest {
     List<Process> writers = new ArrayList<>();
     try {
       for (String app : List.of("writer-a", "writer-b")) {
-        writers.add(writer(conf, dir.resolve("record-" + app), dir.resolve(app + ".log"),
-            List.of(), warehouse, app, batches, rows, go.toString()));
+        writers.add(
+            writer(
+                conf,
+                dir.resolve("record-" + app),
+                dir.resolve(app + ".log"),
+                List.of(),
+                warehouse,
+                app,
+                batches,
+                rows,
+                go.toString()));
       }
       for (String app : List.of("writer-a", "writer-b")) {
         Path log = dir.resolve(app + ".log");
@@ -216,14 +230,17 @@ public class HdfsWarehouseTest {
           "every commit of " + app + " went through the configured log store",
           batches,
           record.stream().filter(l -> l.matches("written \\d{20}\\.json")).count());
-      System.out.println(app + ": versions lost to the other writer and retried: "
-          + record.stream().filter(l -> l.startsWith("taken ")).count());
+      System.out.println(
+          app
+              + ": versions lost to the other writer and retried: "
+              + record.stream().filter(l -> l.startsWith("taken ")).count());
     }
     assertRowsOnce(warehouse, Map.of("writer-a", batches * rows, "writer-b", batches * rows));
   }
 
   private static void assertRowsOnce(String warehouse, Map<String, Integer> rowsPerApp) {
-    List<Map<String, Object>> stored = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    List<Map<String, Object>> stored =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     Map<String, Integer> perApp = new TreeMap<>();
     List<String> origins = new ArrayList<>();
     for (Map<String, Object> r : stored) {
@@ -235,8 +252,16 @@ public class HdfsWarehouseTest {
   }
 
   private static Process writer(
-      Path conf, Path record, Path log, List<String> props, String warehouse, String app,
-      int batches, int rows, String... extra) throws IOException {
+      Path conf,
+      Path record,
+      Path log,
+      List<String> props,
+      String warehouse,
+      String app,
+      int batches,
+      int rows,
+      String... extra)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(ChildProcesses.java());
     cmd.add("-Xmx256m");
@@ -263,7 +288,8 @@ public class HdfsWarehouseTest {
   }
 
   private static org.apache.hadoop.fs.Path logDir(String warehouse) {
-    return new org.apache.hadoop.fs.Path(warehouse + "/" + WarehouseTables.RAW_EVENTS + "/_delta_log");
+    return new org.apache.hadoop.fs.Path(
+        warehouse + "/" + WarehouseTables.RAW_EVENTS + "/_delta_log");
   }
 
   /** The versions of the log's commit files, in order. */

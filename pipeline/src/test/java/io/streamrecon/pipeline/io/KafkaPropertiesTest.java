@@ -31,7 +31,9 @@ public class KafkaPropertiesTest {
   private static final String PASSWORD = "pw-7f3a91-do-not-store";
   private static final String JAAS =
       "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"app\""
-          + " password=\"" + PASSWORD + "\";";
+          + " password=\""
+          + PASSWORD
+          + "\";";
 
   @Test
   public void secretKeysAreKafkasPasswordsAndNamesThatSayPasswordOrSecret() {

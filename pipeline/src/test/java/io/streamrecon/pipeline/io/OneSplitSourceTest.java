@@ -71,8 +71,7 @@ public class OneSplitSourceTest {
 
   /** Reads {@code n} records from a fresh reader of the split and returns its watermark then. */
   private Instant readAll(
-      UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> s, int n)
-      throws Exception {
+      UnboundedSource<KafkaRecord<byte[], byte[]>, KafkaCheckpointMark> s, int n) throws Exception {
     try (UnboundedSource.UnboundedReader<KafkaRecord<byte[], byte[]>> r =
         s.createReader(options, null)) {
       int read = 0;
@@ -111,10 +110,14 @@ public class OneSplitSourceTest {
       throws Exception {
     Map<String, Object> config =
         Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-            ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
       for (String l : lines) {

@@ -23,6 +23,7 @@ public class PayloadTimestampPolicyTest {
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
   private static final Instant T = Instant.parse("2025-06-01T00:00:00Z");
   private static final Duration MINUTE = Duration.standardMinutes(1);
+
   /** How far behind its event times a replica or a loader appends. */
   private static final Duration LAG = Duration.standardMinutes(15);
 
@@ -153,8 +154,7 @@ public class PayloadTimestampPolicyTest {
 
   @Test
   public void aReaderMadeAgainFromItsCheckpointContinuesTheObservation() {
-    PayloadTimestampPolicy.Factory f =
-        new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null);
+    PayloadTimestampPolicy.Factory f = new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null);
     TopicPartition tp = new TopicPartition("orders", 0);
     Optional<Instant> restored = Optional.of(T.minus(BOUND));
     PayloadTimestampPolicy first = (PayloadTimestampPolicy) f.createTimestampPolicy(tp, restored);
@@ -214,8 +214,8 @@ public class PayloadTimestampPolicyTest {
   @Test
   public void aSpellAfterAnIdleOneKeepsItsOwnLargestLag() {
     PayloadTimestampPolicy p = policy(null);
-    readBehind(p, NOW.minus(Duration.standardMinutes(3)), NOW.minus(Duration.standardMinutes(2)),
-        LAG);
+    readBehind(
+        p, NOW.minus(Duration.standardMinutes(3)), NOW.minus(Duration.standardMinutes(2)), LAG);
     observeEmpty(p, NOW.minus(Duration.standardMinutes(2)), NOW.minus(MINUTE));
     // The replica caught up: its records now come a minute after their event time.
     readBehind(p, NOW.minus(MINUTE), NOW.minus(MINUTE), MINUTE);
@@ -224,8 +224,7 @@ public class PayloadTimestampPolicyTest {
 
   @Test
   public void theObservedLagOutlivesTheReader() {
-    PayloadTimestampPolicy.Factory f =
-        new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null);
+    PayloadTimestampPolicy.Factory f = new PayloadTimestampPolicy.Factory("/t", BOUND, IDLE, null);
     TopicPartition tp = new TopicPartition("orders", 0);
     PayloadTimestampPolicy first =
         (PayloadTimestampPolicy) f.createTimestampPolicy(tp, Optional.empty());
@@ -338,8 +337,7 @@ public class PayloadTimestampPolicyTest {
   }
 
   /** Reads a record a second from {@code from} to {@code to}, each {@code lag} old when read. */
-  private static void readBehind(
-      PayloadTimestampPolicy p, Instant from, Instant to, Duration lag) {
+  private static void readBehind(PayloadTimestampPolicy p, Instant from, Instant to, Duration lag) {
     for (Instant t = from; !t.isAfter(to); t = t.plus(1000)) {
       p.getTimestampForRecord(null, record(t.minus(lag), t));
       p.watermark(0, t, t);

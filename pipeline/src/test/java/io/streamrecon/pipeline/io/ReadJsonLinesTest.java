@@ -27,7 +27,8 @@ public class ReadJsonLinesTest {
   @Test
   public void oneRawInputPerNonBlankLineWithFileAndLineNumber() throws Exception {
     File a = tmp.newFile("a.jsonl");
-    Files.writeString(a.toPath(), "{\"id\":1}\r\n\n  \n{\"id\":2}\n{\"id\":3}", StandardCharsets.UTF_8);
+    Files.writeString(
+        a.toPath(), "{\"id\":1}\r\n\n  \n{\"id\":2}\n{\"id\":3}", StandardCharsets.UTF_8);
     File b = tmp.newFile("b.jsonl");
     Files.writeString(b.toPath(), "0123456789abcdef\n{\"id\":4}\n", StandardCharsets.UTF_8);
 
@@ -93,7 +94,8 @@ public class ReadJsonLinesTest {
             .queryMetrics(
                 org.apache.beam.sdk.metrics.MetricsFilter.builder()
                     .addNameFilter(
-                        org.apache.beam.sdk.metrics.MetricNameFilter.named(MetricNames.NAMESPACE, name))
+                        org.apache.beam.sdk.metrics.MetricNameFilter.named(
+                            MetricNames.NAMESPACE, name))
                     .build())
             .getCounters()) {
       sum += c.getCommitted(); // attempted values may lag the end of a DirectRunner run

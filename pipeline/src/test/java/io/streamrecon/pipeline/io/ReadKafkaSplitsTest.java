@@ -11,8 +11,8 @@ import org.apache.beam.sdk.runners.TransformHierarchy;
 import org.junit.Test;
 
 /**
- * An unbounded Kafka read splits the topic as it is told ({@code RunnerProfile#kafkaSplits});
- * a bounded read always reads as KafkaIO does.
+ * An unbounded Kafka read splits the topic as it is told ({@code RunnerProfile#kafkaSplits}); a
+ * bounded read always reads as KafkaIO does.
  */
 public class ReadKafkaSplitsTest {
   private static final InputSpec TOPIC = InputSpec.parse("source", "kafka://127.0.0.1:9/t");
@@ -52,10 +52,8 @@ public class ReadKafkaSplitsTest {
     ReadKafka read = ReadKafka.of(Side.SOURCE, TOPIC);
     assertEquals(Set.of(), wrappers(read));
     assertEquals(Set.of(), wrappers(read.withSplits(ReadKafka.Splits.KAFKA_IO)));
-    assertEquals(
-        Set.of("OneSplitSource"), wrappers(read.withSplits(ReadKafka.Splits.ONE_SPLIT)));
-    assertEquals(
-        Set.of("SplitPrimingSource"), wrappers(read.withSplits(ReadKafka.Splits.PRIMED)));
+    assertEquals(Set.of("OneSplitSource"), wrappers(read.withSplits(ReadKafka.Splits.ONE_SPLIT)));
+    assertEquals(Set.of("SplitPrimingSource"), wrappers(read.withSplits(ReadKafka.Splits.PRIMED)));
   }
 
   @Test

@@ -46,8 +46,8 @@ public class SplitPrimingSourceTest {
   @Test
   public void aReaderThatStartsWithoutARecordEmitsTheMarkerAtItsWatermarkThenItsRecords()
       throws Exception {
-    UnboundedSource.UnboundedReader<Long> r = primed(new ListSource(List.of(7L, 8L), false))
-        .createReader(options, null);
+    UnboundedSource.UnboundedReader<Long> r =
+        primed(new ListSource(List.of(7L, 8L), false)).createReader(options, null);
     assertTrue(r.start());
     assertEquals(Long.valueOf(MARKER), r.getCurrent());
     assertEquals(RESTORED, r.getCurrentTimestamp());
@@ -60,8 +60,8 @@ public class SplitPrimingSourceTest {
 
   @Test
   public void aReaderThatStartsWithARecordEmitsNoMarker() throws Exception {
-    UnboundedSource.UnboundedReader<Long> r = primed(new ListSource(List.of(7L), true))
-        .createReader(options, null);
+    UnboundedSource.UnboundedReader<Long> r =
+        primed(new ListSource(List.of(7L), true)).createReader(options, null);
     assertTrue(r.start());
     assertEquals(Long.valueOf(7L), r.getCurrent());
     assertFalse(r.advance());
@@ -87,8 +87,16 @@ public class SplitPrimingSourceTest {
     KafkaRecord<byte[], byte[]> copy = CoderUtils.clone(coder, marker);
     assertTrue(ReadKafka.isSplitMarker(copy));
     assertEquals(RESTORED.getMillis(), copy.getTimestamp());
-    KafkaRecord<byte[], byte[]> real = new KafkaRecord<>("orders", 0, 0L, 1L,
-        KafkaTimestampType.CREATE_TIME, null, new byte[0], "{}".getBytes(StandardCharsets.UTF_8));
+    KafkaRecord<byte[], byte[]> real =
+        new KafkaRecord<>(
+            "orders",
+            0,
+            0L,
+            1L,
+            KafkaTimestampType.CREATE_TIME,
+            null,
+            new byte[0],
+            "{}".getBytes(StandardCharsets.UTF_8));
     assertFalse(ReadKafka.isSplitMarker(real));
 
     PCollection<String> origins =
@@ -96,15 +104,18 @@ public class SplitPrimingSourceTest {
             .apply(Create.of(List.of(marker, real)).withCoder(coder))
             .apply(ParDo.of(new ReadKafka.ToRawInputFn(Side.SOURCE)))
             .setCoder(ModelCoders.RawInputCoder.of())
-            .apply(MapElements.into(TypeDescriptors.strings())
-                .via((RawInput in) -> in.origin().toString()));
-    PAssert.that(origins).satisfies(o -> {
-      List<String> all = new ArrayList<>();
-      o.forEach(all::add);
-      assertEquals(1, all.size());
-      assertTrue(all.get(0), all.get(0).contains("orders"));
-      return null;
-    });
+            .apply(
+                MapElements.into(TypeDescriptors.strings())
+                    .via((RawInput in) -> in.origin().toString()));
+    PAssert.that(origins)
+        .satisfies(
+            o -> {
+              List<String> all = new ArrayList<>();
+              o.forEach(all::add);
+              assertEquals(1, all.size());
+              assertTrue(all.get(0), all.get(0).contains("orders"));
+              return null;
+            });
     pipeline.run().waitUntilFinish();
   }
 

@@ -22,9 +22,9 @@ import org.junit.rules.TemporaryFolder;
 /**
  * The alert rules shipped in ops/prometheus are valid ({@code promtool check rules}), each fires on
  * the series it is meant for and a healthy job fires none ({@code promtool test rules} on
- * streamrecon-alerts-test.yml), and they use only series of the metric table in
- * docs/operations.md. Without promtool the promtool checks are skipped, unless
- * STREAMRECON_REQUIRE_PROMTOOL is set (as CI does), which makes them fail instead.
+ * streamrecon-alerts-test.yml), and they use only series of the metric table in docs/operations.md.
+ * Without promtool the promtool checks are skipped, unless STREAMRECON_REQUIRE_PROMTOOL is set (as
+ * CI does), which makes them fail instead.
  */
 public class AlertRulesTest {
   private static final Path RULES_DIR = Path.of("..", "ops", "prometheus");
@@ -84,7 +84,8 @@ public class AlertRulesTest {
       if (required != null && !required.isEmpty() && !required.equals("0")) {
         throw new AssertionError("promtool not found on PATH (apt-get install -y prometheus)");
       }
-      Assume.assumeTrue("promtool not installed; set STREAMRECON_REQUIRE_PROMTOOL=1 to fail", false);
+      Assume.assumeTrue(
+          "promtool not installed; set STREAMRECON_REQUIRE_PROMTOOL=1 to fail", false);
     }
     File out = tmp.newFile();
     List<String> cmd = new java.util.ArrayList<>(List.of(promtool));

@@ -42,7 +42,8 @@ public class DashboardTest {
     }
     Set<String> undocumented = new TreeSet<>(used);
     undocumented.removeAll(AlertRulesTest.documentedSeries());
-    assertEquals("series the dashboard uses that docs/operations.md does not list", Set.of(), undocumented);
+    assertEquals(
+        "series the dashboard uses that docs/operations.md does not list", Set.of(), undocumented);
   }
 
   /** A summary's {@code _sum} and {@code _count} belong to the summary's row in the table. */

@@ -35,7 +35,8 @@ public class PrometheusSeriesTest {
   private final List<MetricResult<DistributionResult>> distributions = new ArrayList<>();
 
   private void counter(String step, String namespace, String name, long value) {
-    counters.add(MetricResult.attempted(MetricKey.create(step, MetricName.named(namespace, name)), value));
+    counters.add(
+        MetricResult.attempted(MetricKey.create(step, MetricName.named(namespace, name)), value));
   }
 
   private void counter(String name, long value) {
@@ -64,7 +65,8 @@ public class PrometheusSeriesTest {
     assertThat(text, containsString("streamrecon_input_records_total{side=\"target\"} 9\n"));
     assertThat(text, containsString("streamrecon_dead_letters_total{side=\"target\"} 1\n"));
     assertThat(text, containsString("streamrecon_verdicts_total{status=\"mismatch\"} 3\n"));
-    assertThat(text, containsString("streamrecon_verdicts_total{status=\"missing_in_target\"} 2\n"));
+    assertThat(
+        text, containsString("streamrecon_verdicts_total{status=\"missing_in_target\"} 2\n"));
     assertThat(text, containsString("streamrecon_rows_committed_total{table=\"deltas\"} 5\n"));
   }
 
@@ -126,7 +128,8 @@ public class PrometheusSeriesTest {
         containsString(
             "streamrecon_beam_kafka_split_markers_total"
                 + "{namespace=\"io.streamrecon.pipeline.io.ReadKafka\"} 1\n"));
-    assertThat(text, containsString("streamrecon_beam_backlog_elements{namespace=\"split-3\"} 12\n"));
+    assertThat(
+        text, containsString("streamrecon_beam_backlog_elements{namespace=\"split-3\"} 12\n"));
   }
 
   @Test
@@ -139,7 +142,12 @@ public class PrometheusSeriesTest {
                     MetricNames.NAMESPACE,
                     MetricNames.labelled(
                         MetricNames.KAFKA_RECORDS_BEHIND,
-                        "side", "source", "topic", "orders", "partition", "2"))),
+                        "side",
+                        "source",
+                        "topic",
+                        "orders",
+                        "partition",
+                        "2"))),
             GaugeResult.create(40, Instant.now())));
     gauges.add(
         MetricResult.attempted(
@@ -149,7 +157,12 @@ public class PrometheusSeriesTest {
                     MetricNames.NAMESPACE,
                     MetricNames.labelled(
                         MetricNames.KAFKA_WATERMARK_MILLIS,
-                        "side", "target", "topic", "orders", "partition", "0"))),
+                        "side",
+                        "target",
+                        "topic",
+                        "orders",
+                        "partition",
+                        "0"))),
             GaugeResult.create(1_700_000_000_500L, Instant.now())));
 
     String text = render();
@@ -169,8 +182,12 @@ public class PrometheusSeriesTest {
   @Test
   public void theLatestOfAGaugeKeptByTwoStepsWins() {
     MetricName name = MetricName.named("ns", "g");
-    gauges.add(MetricResult.attempted(MetricKey.create("a", name), GaugeResult.create(1, new Instant(2000))));
-    gauges.add(MetricResult.attempted(MetricKey.create("b", name), GaugeResult.create(2, new Instant(1000))));
+    gauges.add(
+        MetricResult.attempted(
+            MetricKey.create("a", name), GaugeResult.create(1, new Instant(2000))));
+    gauges.add(
+        MetricResult.attempted(
+            MetricKey.create("b", name), GaugeResult.create(2, new Instant(1000))));
 
     assertThat(render(), containsString("streamrecon_beam_g{namespace=\"ns\"} 1\n"));
   }
@@ -179,14 +196,18 @@ public class PrometheusSeriesTest {
   public void commitDurationsAreASummaryInSecondsPerTable() {
     distributions.add(
         MetricResult.attempted(
-            MetricKey.create("commit", MetricName.named(MetricNames.NAMESPACE, MetricNames.commitMillis("verdicts"))),
+            MetricKey.create(
+                "commit",
+                MetricName.named(MetricNames.NAMESPACE, MetricNames.commitMillis("verdicts"))),
             DistributionResult.create(1500, 3, 200, 900)));
 
     String text = render();
 
     assertThat(text, containsString("# TYPE streamrecon_commit_duration_seconds summary\n"));
-    assertThat(text, containsString("streamrecon_commit_duration_seconds_sum{table=\"verdicts\"} 1.5\n"));
-    assertThat(text, containsString("streamrecon_commit_duration_seconds_count{table=\"verdicts\"} 3\n"));
+    assertThat(
+        text, containsString("streamrecon_commit_duration_seconds_sum{table=\"verdicts\"} 1.5\n"));
+    assertThat(
+        text, containsString("streamrecon_commit_duration_seconds_count{table=\"verdicts\"} 3\n"));
   }
 
   @Test
@@ -204,7 +225,8 @@ public class PrometheusSeriesTest {
             MetricNames.rowsCommitted("deltas"))) {
       counter(name, 1);
     }
-    for (String base : List.of(MetricNames.KAFKA_RECORDS_BEHIND, MetricNames.KAFKA_WATERMARK_MILLIS)) {
+    for (String base :
+        List.of(MetricNames.KAFKA_RECORDS_BEHIND, MetricNames.KAFKA_WATERMARK_MILLIS)) {
       gauges.add(
           MetricResult.attempted(
               MetricKey.create(
@@ -250,6 +272,9 @@ public class PrometheusSeriesTest {
         assertTrue(line, SAMPLE_LINE.matcher(line).matches());
       }
     }
-    assertThat(text, containsString("streamrecon_beam_a_name_with_dots_total{namespace=\"9 odd/namespace\\\"\"} 2\n"));
+    assertThat(
+        text,
+        containsString(
+            "streamrecon_beam_a_name_with_dots_total{namespace=\"9 odd/namespace\\\"\"} 2\n"));
   }
 }

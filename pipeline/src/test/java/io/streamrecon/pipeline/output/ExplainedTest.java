@@ -56,8 +56,7 @@ public class ExplainedTest {
     Map<Pointer, Explained.Gone> gone =
         Explained.gonePointers(deltas, rows, LocalDate.parse("2024-03-02"));
 
-    assertEquals(
-        Map.of(expired, Explained.Gone.EXPIRED, deleted, Explained.Gone.DELETED), gone);
+    assertEquals(Map.of(expired, Explained.Gone.EXPIRED, deleted, Explained.Gone.DELETED), gone);
     String line = Explained.goneLine(deleted, Explained.Gone.DELETED);
     assertThat(line, containsString(deleted.describe()));
     assertThat(line, containsString("deleted"));

@@ -44,16 +44,18 @@ import org.junit.Test;
 /**
  * The report of a warehouse written by a real pipeline run (the shared {@link Scenario} on the
  * DirectRunner, plus hostile input: markup in a bad line, a natural id and a value), checked
- * against the run's own summary and the deltas table, and opened in Debian's headless Chromium:
- * the charts must have rendered (SVG present, non-empty bounding boxes, chart colours painted in
- * the screenshot) with no console message at all.
+ * against the run's own summary and the deltas table, and opened in Debian's headless Chromium: the
+ * charts must have rendered (SVG present, non-empty bounding boxes, chart colours painted in the
+ * screenshot) with no console message at all.
  */
 public class ReportTest {
   private static final String HOSTILE_LINE =
       "<img src=x onerror=console.error('xss-img')><script>console.error('xss-script')</script>";
   private static final String HOSTILE_ID = "<b>id</b>&'\"";
+
   /** An id a terminal acts on: an escape sequence, a C1 control, a bidi override, a newline. */
   private static final String CONTROL_ID = "ctl-\u001b[31m'\u0085\u202e\\x $(id)\ny";
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long BROWSER_DEADLINE_SECONDS = 90;
 
@@ -72,7 +74,9 @@ public class ReportTest {
     String id = JSON.writeValueAsString(HOSTILE_ID);
     Files.writeString(
         in.resolve("source.jsonl"),
-        HOSTILE_LINE + "\n{\"id\":" + id
+        HOSTILE_LINE
+            + "\n{\"id\":"
+            + id
             + ",\"eventTime\":\"2024-03-02T00:00:00Z\",\"<u>f</u>\":\"<i>source</i>\"}\n",
         java.nio.file.StandardOpenOption.APPEND);
     Files.writeString(
@@ -83,7 +87,10 @@ public class ReportTest {
     for (String side : List.of("source", "target")) {
       Files.writeString(
           in.resolve(side + ".jsonl"),
-          "{\"id\":" + controlId + ",\"eventTime\":\"2024-03-02T00:00:00Z\",\"v\":\"" + side
+          "{\"id\":"
+              + controlId
+              + ",\"eventTime\":\"2024-03-02T00:00:00Z\",\"v\":\""
+              + side
               + "\"}\n",
           java.nio.file.StandardOpenOption.APPEND);
     }
@@ -127,14 +134,17 @@ public class ReportTest {
             + summary.get("duplicate")
             + summary.get("superseded"),
         t.eventsWithoutStoredVerdict());
-    assertEquals(List.of("scenario"), data.runs().stream().map(ReportData.RunCounts::runId).toList());
+    assertEquals(
+        List.of("scenario"), data.runs().stream().map(ReportData.RunCounts::runId).toList());
   }
 
   @Test
   public void finalVerdictsAndFieldsAgreeWithTheDeltasTable() {
     List<DeltaRecord> records = DeltaLakeTables.readDeltas(warehouse.toString());
     Set<String> superseded = new HashSet<>();
-    records.stream().filter(r -> r.supersedes() != null).forEach(r -> superseded.add(r.supersedes()));
+    records.stream()
+        .filter(r -> r.supersedes() != null)
+        .forEach(r -> superseded.add(r.supersedes()));
     Map<Status, Long> byStatus = new HashMap<>();
     Map<String, Long> paths = new HashMap<>();
     for (DeltaRecord r : records) {
@@ -256,10 +266,12 @@ public class ReportTest {
     assertEquals(
         0,
         StreamRecon.execute(
-            "report", "--warehouse=" + warehouse, "--out=" + out.resolve("r.html"), "--since=2024-03-02"));
+            "report",
+            "--warehouse=" + warehouse,
+            "--out=" + out.resolve("r.html"),
+            "--since=2024-03-02"));
     assertEquals("not yours", Files.readString(victim));
-    assertTrue(
-        Files.isRegularFile(out.resolve("r.html"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    assertTrue(Files.isRegularFile(out.resolve("r.html"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
     assertThat(Files.readString(out.resolve("r.html")), containsString("<!DOCTYPE html>"));
   }
 
@@ -268,14 +280,21 @@ public class ReportTest {
     Path folder = Files.createDirectories(dir.resolve("a-folder"));
     assertUsageError("streamrecon: --out is empty: give the HTML file to write", "--out=");
     assertUsageError(
-        "streamrecon: --out=" + folder + " is a folder: give the HTML file to write, e.g. --out="
-            + folder + "/report.html",
+        "streamrecon: --out="
+            + folder
+            + " is a folder: give the HTML file to write, e.g. --out="
+            + folder
+            + "/report.html",
         "--out=" + folder);
     assertUsageError("--out=" + folder + "/ is a folder", "--out=" + folder + "/");
     Path missing = dir.resolve("no-such");
     assertUsageError(
-        "streamrecon: --out=" + missing + "/ ends with a slash, which names a folder: give the"
-            + " HTML file to write, e.g. --out=" + missing + "/report.html",
+        "streamrecon: --out="
+            + missing
+            + "/ ends with a slash, which names a folder: give the"
+            + " HTML file to write, e.g. --out="
+            + missing
+            + "/report.html",
         "--out=" + missing + "/");
     assertTrue("nothing written", Files.notExists(missing));
     Path file = Files.writeString(dir.resolve("a-file"), "x");
@@ -401,8 +420,8 @@ public class ReportTest {
   }
 
   /**
-   * The scenario's batch run has no late events; the late-events chart is checked on the same
-   * data with late events added (three hours, one of them empty, which must still show as a gap).
+   * The scenario's batch run has no late events; the late-events chart is checked on the same data
+   * with late events added (three hours, one of them empty, which must still show as a gap).
    */
   @Test
   public void lateEventsChartRendersWithGaps() throws Exception {
@@ -412,9 +431,19 @@ public class ReportTest {
     late.put(hour + 2 * 3_600_000L, 2L);
     ReportData withLate =
         new ReportData(
-            data.warehouse(), data.selection(), data.generatedAt(), data.runs(), data.totals(),
-            data.finalVerdicts(), data.supersededVerdicts(), data.timeline(), data.fields(),
-            data.mismatchRecords(), data.latency(), data.deadLetters(), late,
+            data.warehouse(),
+            data.selection(),
+            data.generatedAt(),
+            data.runs(),
+            data.totals(),
+            data.finalVerdicts(),
+            data.supersededVerdicts(),
+            data.timeline(),
+            data.fields(),
+            data.mismatchRecords(),
+            data.latency(),
+            data.deadLetters(),
+            late,
             data.recentMismatches());
     Path latePage = dir.resolve("late.html");
     Files.writeString(latePage, ReportHtml.render(withLate), StandardCharsets.UTF_8);
@@ -441,7 +470,8 @@ public class ReportTest {
   @Test
   public void consoleCaptureSeesScriptErrors() throws Exception {
     Path bad = dir.resolve("bad.html");
-    Files.writeString(bad, "<!DOCTYPE html><html><body><script>notDefined();</script></body></html>");
+    Files.writeString(
+        bad, "<!DOCTYPE html><html><body><script>notDefined();</script></body></html>");
     Browser b = runChromium(chromium(), bad, "--dump-dom");
     assertThat(consoleLines(b.log).toString(), containsString("Uncaught ReferenceError"));
   }
@@ -498,17 +528,15 @@ public class ReportTest {
     cmd.addAll(List.of(args));
     cmd.add(file.toUri().toString());
     Process p =
-        new ProcessBuilder(cmd)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
+        new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     try {
       assertTrue(
           "chromium did not finish within " + BROWSER_DEADLINE_SECONDS + " s",
           p.waitFor(BROWSER_DEADLINE_SECONDS, TimeUnit.SECONDS));
       assertEquals("chromium exit code; log:\n" + Files.readString(err), 0, p.exitValue());
       return new Browser(
-          Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
     } finally {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();

@@ -11,9 +11,8 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.junit.Test;
 
 /**
- * A production run on the DirectRunner skips the runner's per-element immutability and
- * encodability checks, unless the user asked for them; other runners are left
- * alone.
+ * A production run on the DirectRunner skips the runner's per-element immutability and encodability
+ * checks, unless the user asked for them; other runners are left alone.
  */
 public class DirectRunnerChecksTest {
   private static DirectOptions after(Class<? extends PipelineRunner<?>> runner, String... args) {

@@ -143,7 +143,10 @@ public class JobCheckpointsTest {
     // The manifest as the release before wrote it: format 1, no release recorded.
     Files.writeString(
         manifest,
-        "{\"format\":1,\"jobName\":\"" + first.jobName() + "\",\"runId\":\"" + first.runId()
+        "{\"format\":1,\"jobName\":\""
+            + first.jobName()
+            + "\",\"runId\":\""
+            + first.runId()
             + "\",\"createdAt\":\"\",\"stateOptions\":{}}");
     IllegalArgumentException e =
         assertThrows(IllegalArgumentException.class, () -> prepare(options(wh)));
@@ -204,8 +207,7 @@ public class JobCheckpointsTest {
     assertThat(e.getMessage(), containsString("--allowStateLossOnCrash=true"));
     assertFalse("refused before anything is written", Files.exists(wh.resolve("_checkpoints")));
 
-    ReconcileOptions allowed =
-        options(wh, "--runner=DirectRunner", "--allowStateLossOnCrash=true");
+    ReconcileOptions allowed = options(wh, "--runner=DirectRunner", "--allowStateLossOnCrash=true");
     ReconcilePipeline.WriterIdentity w =
         ReconcileRun.prepareRecovery(allowed, ReconcileSettings.from(allowed));
     assertThat(

@@ -44,9 +44,14 @@ public class JobManifestTest {
   @Test
   public void sameValuesSpelledDifferentlyAreNoChange() {
     JobManifest m =
-        new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(with("--timeout=10m"))));
-    assertEquals(
-        List.of(), m.changes(JobManifest.stateOptions(settings(with("--timeout=PT10M")))));
+        new JobManifest(
+            2,
+            "j",
+            "r",
+            "",
+            Release.VERSION,
+            JobManifest.stateOptions(settings(with("--timeout=10m"))));
+    assertEquals(List.of(), m.changes(JobManifest.stateOptions(settings(with("--timeout=PT10M")))));
     assertEquals(
         "allowed lateness defaults to the timeout, so spelling it out is no change",
         List.of(),
@@ -55,7 +60,8 @@ public class JobManifestTest {
 
   @Test
   public void everyStateShapingOptionIsCompared() {
-    JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
+    JobManifest m =
+        new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
     Map<String, String> changed =
         Map.of(
             "--timeout=5m", "timeout",
@@ -81,7 +87,9 @@ public class JobManifestTest {
     java.nio.file.Path rules = java.nio.file.Files.createTempFile("rules", ".json");
     try {
       java.nio.file.Files.writeString(rules, "{\"ignore\": [\"/meta\"]}");
-      JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
+      JobManifest m =
+          new JobManifest(
+              2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
       List<String> changes =
           m.changes(JobManifest.stateOptions(settings(with("--rules=" + rules))));
       assertEquals(1, changes.size());
@@ -94,12 +102,14 @@ public class JobManifestTest {
 
   @Test
   public void optionsThatDoNotShapeStateMayChange() {
-    JobManifest m = new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
+    JobManifest m =
+        new JobManifest(2, "j", "r", "", Release.VERSION, JobManifest.stateOptions(settings(BASE)));
     assertEquals(
         List.of(),
         m.changes(
             JobManifest.stateOptions(
-                settings(with("--commitInterval=1s", "--emitMatches=true", "--progressInterval=5s")))));
+                settings(
+                    with("--commitInterval=1s", "--emitMatches=true", "--progressInterval=5s")))));
   }
 
   @Test

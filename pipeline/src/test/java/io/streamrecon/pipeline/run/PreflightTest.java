@@ -63,7 +63,10 @@ public class PreflightTest {
     try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
       kafka.createTopics("orders");
       Preflight.checkBroker(
-          "source", InputSpec.parse("source", kafka.uri("orders")), Map.of(), Duration.ofSeconds(5));
+          "source",
+          InputSpec.parse("source", kafka.uri("orders")),
+          Map.of(),
+          Duration.ofSeconds(5));
       IllegalArgumentException e =
           assertThrows(
               IllegalArgumentException.class,

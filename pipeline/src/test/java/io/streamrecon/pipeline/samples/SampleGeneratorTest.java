@@ -24,10 +24,13 @@ public class SampleGeneratorTest {
     Path b = tmp.newFolder("b").toPath();
     SampleGenerator.generate(7, 200).writeTo(a);
     SampleGenerator.generate(7, 200).writeTo(b);
-    assertEquals(Files.readString(a.resolve("source.jsonl")), Files.readString(b.resolve("source.jsonl")));
-    assertEquals(Files.readString(a.resolve("target.jsonl")), Files.readString(b.resolve("target.jsonl")));
+    assertEquals(
+        Files.readString(a.resolve("source.jsonl")), Files.readString(b.resolve("source.jsonl")));
+    assertEquals(
+        Files.readString(a.resolve("target.jsonl")), Files.readString(b.resolve("target.jsonl")));
     assertNotEquals(
-        SampleGenerator.generate(8, 200).sourceLines(), SampleGenerator.generate(7, 200).sourceLines());
+        SampleGenerator.generate(8, 200).sourceLines(),
+        SampleGenerator.generate(7, 200).sourceLines());
   }
 
   @Test
@@ -47,9 +50,11 @@ public class SampleGeneratorTest {
     Path samples = Path.of("..", "samples");
     SampleGenerator g = SampleGenerator.generate(42, 3000);
     assertEquals(
-        g.sourceLines(), Files.readAllLines(samples.resolve("source.jsonl"), StandardCharsets.UTF_8));
+        g.sourceLines(),
+        Files.readAllLines(samples.resolve("source.jsonl"), StandardCharsets.UTF_8));
     assertEquals(
-        g.targetLines(), Files.readAllLines(samples.resolve("target.jsonl"), StandardCharsets.UTF_8));
+        g.targetLines(),
+        Files.readAllLines(samples.resolve("target.jsonl"), StandardCharsets.UTF_8));
   }
 
   @Test

@@ -19,8 +19,8 @@ public final class ChildProcesses {
   }
 
   /**
-   * This JVM's class path (under surefire a manifest-only jar that lists every entry), with
-   * {@code first} entries before it.
+   * This JVM's class path (under surefire a manifest-only jar that lists every entry), with {@code
+   * first} entries before it.
    */
   public static String classPath(Path... first) {
     List<String> parts = new ArrayList<>();
@@ -103,12 +103,22 @@ public final class ChildProcesses {
       }
       if (process != null && !process.isAlive()) {
         throw new AssertionError(
-            "process exited with " + process.exitValue() + " while waiting for " + what + "\n"
+            "process exited with "
+                + process.exitValue()
+                + " while waiting for "
+                + what
+                + "\n"
                 + tail(log, 40));
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
-            "not reached within " + timeoutSeconds + " s: " + what + "\n" + state.get() + "\n"
+            "not reached within "
+                + timeoutSeconds
+                + " s: "
+                + what
+                + "\n"
+                + state.get()
+                + "\n"
                 + tail(log, 40));
       }
       // Polling a condition on another process: there is nothing to block on.
@@ -123,7 +133,11 @@ public final class ChildProcesses {
     }
     try {
       List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-      return "--- " + log + " (last " + n + " lines) ---\n"
+      return "--- "
+          + log
+          + " (last "
+          + n
+          + " lines) ---\n"
           + String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
     } catch (IOException e) {
       return "(log unreadable: " + e + ")";

@@ -35,7 +35,8 @@ public final class CommitPausingFs extends DelegateToFileSystem {
   public static final String AT_CHECKPOINT = "streamrecon.test.pauseAtCheckpoint";
 
   public CommitPausingFs(URI uri, Configuration conf) throws IOException, URISyntaxException {
-    super(FsConstants.LOCAL_FS_URI, new Pausing(), conf, FsConstants.LOCAL_FS_URI.getScheme(), false);
+    super(
+        FsConstants.LOCAL_FS_URI, new Pausing(), conf, FsConstants.LOCAL_FS_URI.getScheme(), false);
   }
 
   @Override
@@ -47,13 +48,21 @@ public final class CommitPausingFs extends DelegateToFileSystem {
   public static String coreSiteXml() {
     return "<?xml version=\"1.0\"?>\n<configuration>\n  <property>\n"
         + "    <name>fs.AbstractFileSystem.file.impl</name>\n"
-        + "    <value>" + CommitPausingFs.class.getName() + "</value>\n"
+        + "    <value>"
+        + CommitPausingFs.class.getName()
+        + "</value>\n"
         + "  </property>\n  <property>\n"
-        + "    <name>" + io.streamrecon.deltalake.AtomicLocalLogStore.CONF_KEY + "</name>\n"
-        + "    <value>" + PausingLogStore.class.getName() + "</value>\n"
+        + "    <name>"
+        + io.streamrecon.deltalake.AtomicLocalLogStore.CONF_KEY
+        + "</name>\n"
+        + "    <value>"
+        + PausingLogStore.class.getName()
+        + "</value>\n"
         + "  </property>\n  <property>\n"
         + "    <name>fs.file.impl</name>\n"
-        + "    <value>" + CheckpointPausingFs.class.getName() + "</value>\n"
+        + "    <value>"
+        + CheckpointPausingFs.class.getName()
+        + "</value>\n"
         + "  </property>\n</configuration>\n";
   }
 
@@ -67,7 +76,10 @@ public final class CommitPausingFs extends DelegateToFileSystem {
     return writeJar(
         jar,
         java.util.List.of(
-            CommitPausingFs.class, Pausing.class, PausingLogStore.class, CheckpointPausingFs.class));
+            CommitPausingFs.class,
+            Pausing.class,
+            PausingLogStore.class,
+            CheckpointPausingFs.class));
   }
 
   /**
@@ -80,8 +92,8 @@ public final class CommitPausingFs extends DelegateToFileSystem {
         jar, java.util.List.of(CommitPausingFs.class, Pausing.class, CheckpointPausingFs.class));
   }
 
-  private static java.nio.file.Path writeJar(java.nio.file.Path jar, java.util.List<Class<?>> classes)
-      throws IOException {
+  private static java.nio.file.Path writeJar(
+      java.nio.file.Path jar, java.util.List<Class<?>> classes) throws IOException {
     String pkg = CommitPausingFs.class.getPackageName().replace('.', '/');
     try (java.util.jar.JarOutputStream out =
         new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
@@ -103,12 +115,13 @@ public final class CommitPausingFs extends DelegateToFileSystem {
   private static final AtomicInteger COMMITS = new AtomicInteger();
 
   /**
-   * Counts a Delta Lake commit about to be published ({@code _delta_log/<20 digits>.json}) and,
-   * if it is the chosen one, writes the marker and blocks until the process is killed. Public: on
+   * Counts a Delta Lake commit about to be published ({@code _delta_log/<20 digits>.json}) and, if
+   * it is the chosen one, writes the marker and blocks until the process is killed. Public: on
    * spark-submit the log store comes through {@code --jars}, another class loader, and so another
    * runtime package than this class on the driver's class path.
    */
-  public static void pauseIfChosen(String dirName, String fileName, String what) throws IOException {
+  public static void pauseIfChosen(String dirName, String fileName, String what)
+      throws IOException {
     if (!dirName.equals("_delta_log") || !fileName.matches("\\d{20}\\.json")) {
       return;
     }
@@ -149,8 +162,8 @@ public final class CommitPausingFs extends DelegateToFileSystem {
   }
 
   /**
-   * The project's atomic local log store, paused between writing a commit's log file and
-   * publishing it: the moment a crash inside a Delta Lake commit leaves behind.
+   * The project's atomic local log store, paused between writing a commit's log file and publishing
+   * it: the moment a crash inside a Delta Lake commit leaves behind.
    */
   public static final class PausingLogStore extends io.streamrecon.deltalake.AtomicLocalLogStore {
     public PausingLogStore(Configuration conf) {
@@ -183,7 +196,10 @@ public final class CommitPausingFs extends DelegateToFileSystem {
   static final class Pausing extends RawLocalFileSystem {
     @Override
     public boolean rename(Path src, Path dst) throws IOException {
-      pauseIfChosen(dst.getParent() == null ? "" : dst.getParent().getName(), dst.getName(), dst + " (temporary " + src + ")");
+      pauseIfChosen(
+          dst.getParent() == null ? "" : dst.getParent().getName(),
+          dst.getName(),
+          dst + " (temporary " + src + ")");
       return super.rename(src, dst);
     }
   }

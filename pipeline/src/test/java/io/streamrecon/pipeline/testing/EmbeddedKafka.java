@@ -28,9 +28,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * A single-node Kafka 3.9 in KRaft mode (broker and controller in one process) inside the test
- * JVM, on two free loopback ports, with its log directory formatted by Kafka's own storage tool.
- * Use as try-with-resources; {@link #close} shuts the server down and deletes its files.
+ * A single-node Kafka 3.9 in KRaft mode (broker and controller in one process) inside the test JVM,
+ * on two free loopback ports, with its log directory formatted by Kafka's own storage tool. Use as
+ * try-with-resources; {@link #close} shuts the server down and deletes its files.
  */
 public final class EmbeddedKafka implements AutoCloseable {
   private final Path dir;
@@ -76,7 +76,12 @@ public final class EmbeddedKafka implements AutoCloseable {
     int rc =
         StorageTool$.MODULE$.execute(
             new String[] {
-              "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(), "--ignore-formatted"
+              "format",
+              "-t",
+              Uuid.randomUuid().toString(),
+              "-c",
+              config.toString(),
+              "--ignore-formatted"
             },
             new PrintStream(formatLog, true, StandardCharsets.UTF_8));
     if (rc != 0) {
@@ -104,8 +109,7 @@ public final class EmbeddedKafka implements AutoCloseable {
   public void createTopics(String... topics) throws Exception {
     try (Admin admin = admin()) {
       admin
-          .createTopics(
-              Stream.of(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList())
+          .createTopics(Stream.of(topics).map(t -> new NewTopic(t, 1, (short) 1)).toList())
           .all()
           .get(60, TimeUnit.SECONDS);
     }
@@ -115,11 +119,16 @@ public final class EmbeddedKafka implements AutoCloseable {
   public void produce(String topic, List<byte[]> values) throws Exception {
     Map<String, Object> config =
         Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-            ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            true,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       for (byte[] v : values) {
         producer.send(new ProducerRecord<>(topic, v));

@@ -14,11 +14,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.joda.time.Instant;
 
 /**
- * The main class of a writer JVM in the HDFS tests: appends {@code batches} batches of {@code
- * rows} raw events to {@code raw_events} under a warehouse, one commit per batch with the app id
- * and batch number as transaction, as a run's writer commits panes. Row {@code i} of batch {@code
- * b} is the Kafka record {@code <appId>/0@<b * rows + i>}, so a restarted writer that begins again
- * at batch 0 sends the same rows, as a job replaying from its last checkpoint does.
+ * The main class of a writer JVM in the HDFS tests: appends {@code batches} batches of {@code rows}
+ * raw events to {@code raw_events} under a warehouse, one commit per batch with the app id and
+ * batch number as transaction, as a run's writer commits panes. Row {@code i} of batch {@code b} is
+ * the Kafka record {@code <appId>/0@<b * rows + i>}, so a restarted writer that begins again at
+ * batch 0 sends the same rows, as a job replaying from its last checkpoint does.
  *
  * <p>Arguments: warehouse, app id, batches, rows, and optionally a file whose existence starts the
  * writing (so that two writers start together). Prints {@code ready} and then {@code committed

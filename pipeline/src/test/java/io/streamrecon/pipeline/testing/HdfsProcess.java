@@ -9,13 +9,12 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * An HDFS (Hadoop's {@code MiniDFSCluster}: a NameNode and one DataNode) in its own JVM, for
- * tests that put a warehouse on a distributed file system. The child JVM runs {@link
- * MiniHdfsMain} on this JVM's class path plus the {@code hadoop-client-minicluster} and reload4j
- * jars, which the build names in the system property {@value #CLASS_PATH_PROPERTY} and keeps off
- * the test JVM's own class path (the minicluster jar carries root resources such as {@code
- * jndi.properties}, and log4j 1 is for the cluster's logging only). {@link #close} kills it
- * by PID.
+ * An HDFS (Hadoop's {@code MiniDFSCluster}: a NameNode and one DataNode) in its own JVM, for tests
+ * that put a warehouse on a distributed file system. The child JVM runs {@link MiniHdfsMain} on
+ * this JVM's class path plus the {@code hadoop-client-minicluster} and reload4j jars, which the
+ * build names in the system property {@value #CLASS_PATH_PROPERTY} and keeps off the test JVM's own
+ * class path (the minicluster jar carries root resources such as {@code jndi.properties}, and log4j
+ * 1 is for the cluster's logging only). {@link #close} kills it by PID.
  */
 public final class HdfsProcess implements AutoCloseable {
   /** The system property with the jars only the HDFS JVM gets (a class path). */
@@ -38,8 +37,11 @@ public final class HdfsProcess implements AutoCloseable {
         || !java.util.Arrays.stream(jars.split(java.io.File.pathSeparator))
             .allMatch(j -> Files.isRegularFile(Path.of(j)))) {
       throw new IllegalStateException(
-          "-D" + CLASS_PATH_PROPERTY + " must name the hadoop-client-minicluster and reload4j jars"
-              + " (the pom sets it), got " + jars);
+          "-D"
+              + CLASS_PATH_PROPERTY
+              + " must name the hadoop-client-minicluster and reload4j jars"
+              + " (the pom sets it), got "
+              + jars);
     }
     Files.createDirectories(dir);
     Path log = dir.resolve("hdfs.log");
@@ -54,10 +56,15 @@ public final class HdfsProcess implements AutoCloseable {
     Process p = ChildProcesses.start(cmd, log);
     AtomicReference<String> uri = new AtomicReference<>();
     try {
-      ChildProcesses.await("the HDFS child JVM printed its URI", 120, p, log, () -> {
-        uri.set(announced(log));
-        return uri.get() != null;
-      });
+      ChildProcesses.await(
+          "the HDFS child JVM printed its URI",
+          120,
+          p,
+          log,
+          () -> {
+            uri.set(announced(log));
+            return uri.get() != null;
+          });
     } catch (AssertionError | InterruptedException e) {
       ChildProcesses.kill(p);
       throw e;

@@ -92,8 +92,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /**
    * As {@link #start(Path)}, with a SASL_SSL listener that accepts {@code user} with {@code
-   * password} (PLAIN) over TLS; clients trust the broker through a trust store protected by
-   * {@code truststorePassword}.
+   * password} (PLAIN) over TLS; clients trust the broker through a trust store protected by {@code
+   * truststorePassword}.
    */
   public static KafkaBrokerProcess startWithSaslSsl(
       Path dir, String user, String password, String truststorePassword) throws Exception {
@@ -149,7 +149,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             log);
     if (!format.waitFor(120, TimeUnit.SECONDS) || format.exitValue() != 0) {
       ChildProcesses.kill(format);
-      throw new IllegalStateException("kafka storage format failed\n" + ChildProcesses.tail(log, 30));
+      throw new IllegalStateException(
+          "kafka storage format failed\n" + ChildProcesses.tail(log, 30));
     }
     KafkaBrokerProcess broker = new KafkaBrokerProcess(dir, config, log, brokerPort, saslSsl);
     broker.startAgain();
@@ -168,15 +169,55 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     Path certificate = tls.resolve("broker.pem");
     Path truststore = tls.resolve("truststore.p12");
     String keystorePassword = "broker-" + Uuid.randomUuid();
-    keytool(tls, "-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048",
-        "-dname", "CN=127.0.0.1", "-ext", "SAN=IP:127.0.0.1", "-validity", "2",
-        "-storetype", "PKCS12", "-keystore", keystore.toString(),
-        "-storepass", keystorePassword, "-keypass", keystorePassword);
-    keytool(tls, "-exportcert", "-alias", "broker", "-rfc", "-keystore", keystore.toString(),
-        "-storepass", keystorePassword, "-file", certificate.toString());
-    keytool(tls, "-importcert", "-noprompt", "-alias", "broker", "-file", certificate.toString(),
-        "-storetype", "PKCS12", "-keystore", truststore.toString(),
-        "-storepass", truststorePassword);
+    keytool(
+        tls,
+        "-genkeypair",
+        "-alias",
+        "broker",
+        "-keyalg",
+        "RSA",
+        "-keysize",
+        "2048",
+        "-dname",
+        "CN=127.0.0.1",
+        "-ext",
+        "SAN=IP:127.0.0.1",
+        "-validity",
+        "2",
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        keystore.toString(),
+        "-storepass",
+        keystorePassword,
+        "-keypass",
+        keystorePassword);
+    keytool(
+        tls,
+        "-exportcert",
+        "-alias",
+        "broker",
+        "-rfc",
+        "-keystore",
+        keystore.toString(),
+        "-storepass",
+        keystorePassword,
+        "-file",
+        certificate.toString());
+    keytool(
+        tls,
+        "-importcert",
+        "-noprompt",
+        "-alias",
+        "broker",
+        "-file",
+        certificate.toString(),
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        truststore.toString(),
+        "-storepass",
+        truststorePassword);
     int saslPort = freePort();
     p.put("listeners", p.getProperty("listeners") + ",SASL_SSL://127.0.0.1:" + saslPort);
     p.put(
@@ -208,7 +249,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     Process k = ChildProcesses.start(cmd, out);
     if (!k.waitFor(60, TimeUnit.SECONDS) || k.exitValue() != 0) {
       ChildProcesses.kill(k);
-      throw new IllegalStateException("keytool " + args[0] + " failed\n" + ChildProcesses.tail(out, 20));
+      throw new IllegalStateException(
+          "keytool " + args[0] + " failed\n" + ChildProcesses.tail(out, 20));
     }
   }
 
@@ -227,10 +269,14 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   public void produceLines(String topic, List<String> lines) throws Exception {
     Map<String, Object> config =
         Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-            ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers(),
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       for (String line : lines) {
         producer.send(new ProducerRecord<>(topic, line.getBytes(StandardCharsets.UTF_8)));
@@ -284,8 +330,8 @@ public final class KafkaBrokerProcess implements AutoCloseable {
   }
 
   /**
-   * Creates topics with {@code partitions} partitions each and the topic-level {@code configs}
-   * (for example {@code message.timestamp.type=LogAppendTime}).
+   * Creates topics with {@code partitions} partitions each and the topic-level {@code configs} (for
+   * example {@code message.timestamp.type=LogAppendTime}).
    */
   public void createTopics(int partitions, Map<String, String> configs, String... topics)
       throws Exception {
@@ -302,13 +348,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
   /**
    * One line per partition of {@code topic} (created with LogAppendTime) about an outage from
-   * {@code down} to {@code up}: records, how long after {@code up} the first record reached the
-   * log again, the largest lag from event time (found by {@code eventTime}'s first group, ISO-8601)
-   * to append, and the largest disorder (how far an event time lies behind the largest before it
-   * in the same partition).
+   * {@code down} to {@code up}: records, how long after {@code up} the first record reached the log
+   * again, the largest lag from event time (found by {@code eventTime}'s first group, ISO-8601) to
+   * append, and the largest disorder (how far an event time lies behind the largest before it in
+   * the same partition).
    */
   public String appendReport(
-      String topic, java.util.regex.Pattern eventTime, java.time.Instant down, java.time.Instant up) {
+      String topic,
+      java.util.regex.Pattern eventTime,
+      java.time.Instant down,
+      java.time.Instant up) {
     Map<String, Object> config =
         Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
@@ -324,14 +373,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
       consumer.assign(parts);
       consumer.seekToBeginning(parts);
       Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-      Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> records = new java.util.TreeMap<>(
-          java.util.Comparator.comparingInt(TopicPartition::partition));
+      Map<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> records =
+          new java.util.TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
       long deadline = System.currentTimeMillis() + 60_000;
       while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))
           && System.currentTimeMillis() < deadline) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(java.time.Duration.ofSeconds(1))) {
-          records.computeIfAbsent(new TopicPartition(r.topic(), r.partition()),
-              k -> new java.util.ArrayList<>()).add(r);
+          records
+              .computeIfAbsent(
+                  new TopicPartition(r.topic(), r.partition()), k -> new java.util.ArrayList<>())
+              .add(r);
         }
       }
       for (Map.Entry<TopicPartition, List<ConsumerRecord<byte[], byte[]>>> e : records.entrySet()) {
@@ -359,11 +410,15 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             maxEvent = Math.max(maxEvent, t);
           }
         }
-        report.append(String.format(
-            " p%d: %d records, first append %.1f s after the broker answered, largest lag event"
-                + " to append %.1f s, largest disorder %.1f s;",
-            e.getKey().partition(), e.getValue().size(), firstAfterUp / 1000.0, maxLag / 1000.0,
-            maxDisorder / 1000.0));
+        report.append(
+            String.format(
+                " p%d: %d records, first append %.1f s after the broker answered, largest lag event"
+                    + " to append %.1f s, largest disorder %.1f s;",
+                e.getKey().partition(),
+                e.getValue().size(),
+                firstAfterUp / 1000.0,
+                maxLag / 1000.0,
+                maxDisorder / 1000.0));
       }
     } catch (RuntimeException e) {
       report.append(" not readable: ").append(e);

@@ -40,8 +40,9 @@ public final class KcatProducer implements AutoCloseable {
         return p.toString();
       }
     }
-    fail("kcat is not installed: this test produces with Debian's kcat (apt-get install kcat; .ci/run"
-        + " installs it)");
+    fail(
+        "kcat is not installed: this test produces with Debian's kcat (apt-get install kcat; .ci/run"
+            + " installs it)");
     return null;
   }
 
@@ -61,15 +62,28 @@ public final class KcatProducer implements AutoCloseable {
         // broker had stored it before it went silent.
         // -d broker,msg: connection states and every delivered message set go to the log, which
         // says afterwards when a producer delivered what it had buffered.
-        List.of(requireKcat(), "-P", "-E", "-X", "socket.timeout.ms=10000",
-            "-X", "enable.idempotence=true", "-d", "broker,msg",
-            "-b", bootstrap, "-t", topic, "-K", "\\x1f"));
+        List.of(
+            requireKcat(),
+            "-P",
+            "-E",
+            "-X",
+            "socket.timeout.ms=10000",
+            "-X",
+            "enable.idempotence=true",
+            "-d",
+            "broker,msg",
+            "-b",
+            bootstrap,
+            "-t",
+            topic,
+            "-K",
+            "\\x1f"));
   }
 
   /**
-   * Feeds {@code lines} to kcat, each when its {@code due} instant comes (a line due before the
-   * one ahead of it in the list goes right after that one: the disorder of the data), so that a
-   * record reaches Kafka about when it happened, as live data does.
+   * Feeds {@code lines} to kcat, each when its {@code due} instant comes (a line due before the one
+   * ahead of it in the list goes right after that one: the disorder of the data), so that a record
+   * reaches Kafka about when it happened, as live data does.
    */
   public static KcatProducer live(
       String bootstrap, String topic, List<String> lines, List<Instant> due, Path log)
@@ -132,12 +146,12 @@ public final class KcatProducer implements AutoCloseable {
   /** Waits until kcat has delivered everything and exited with 0. */
   public void awaitDone(long timeoutSeconds, Path log) throws InterruptedException {
     if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-      throw new AssertionError("kcat did not finish within " + timeoutSeconds + " s\n"
-          + ChildProcesses.tail(log, 20));
+      throw new AssertionError(
+          "kcat did not finish within " + timeoutSeconds + " s\n" + ChildProcesses.tail(log, 20));
     }
     if (process.exitValue() != 0) {
-      throw new AssertionError("kcat exited with " + process.exitValue() + "\n"
-          + ChildProcesses.tail(log, 20));
+      throw new AssertionError(
+          "kcat exited with " + process.exitValue() + "\n" + ChildProcesses.tail(log, 20));
     }
   }
 

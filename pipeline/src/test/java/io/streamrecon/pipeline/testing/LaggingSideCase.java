@@ -2,8 +2,8 @@ package io.streamrecon.pipeline.testing;
 
 import static org.junit.Assert.assertEquals;
 
-import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.deltalake.DeltaLakeTables;
+import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.pipeline.samples.SampleGenerator;
 import java.nio.charset.StandardCharsets;
@@ -30,26 +30,26 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * streaming job reads both topics with event-time expiry: the Kafka watermark's idle rule met by a
  * replica that runs behind, a side loaded in bursts, and a side that starts late.
  *
- * <p>The scenario's event times are moved so that its first event is {@code lag} before the
- * moment the lagging side is produced. The other side is on time: its records carry their event
- * times as Kafka record times (appended when they happened), and one more record of it, an id of
- * its own, has the current time, so that side is up to date. The lagging side's records are
- * appended now, that is {@code lag} after their event times, in {@code bursts} parts; before each
- * part after the first, the job has read everything produced and then seen nothing for longer
- * than {@code --kafkaIdleAfter}, so the lagging partition is idle when its next records come.
- * Both sides end with one matching pair (its own id) far enough after the scenario that the
- * lagging side's watermark passes every scenario entry's expiry: the final verdicts come without
- * waiting for the wall clock.
+ * <p>The scenario's event times are moved so that its first event is {@code lag} before the moment
+ * the lagging side is produced. The other side is on time: its records carry their event times as
+ * Kafka record times (appended when they happened), and one more record of it, an id of its own,
+ * has the current time, so that side is up to date. The lagging side's records are appended now,
+ * that is {@code lag} after their event times, in {@code bursts} parts; before each part after the
+ * first, the job has read everything produced and then seen nothing for longer than {@code
+ * --kafkaIdleAfter}, so the lagging partition is idle when its next records come. Both sides end
+ * with one matching pair (its own id) far enough after the scenario that the lagging side's
+ * watermark passes every scenario entry's expiry: the final verdicts come without waiting for the
+ * wall clock.
  *
  * <p>The job must end with the generator's known verdicts (those of the same data fed on time),
- * nothing in late_events while the scenario is read (each side's records are on time for their
- * own partition: its disorder is within the bound), and then exactly the records a day old that
- * the test produces last.
+ * nothing in late_events while the scenario is read (each side's records are on time for their own
+ * partition: its disorder is within the bound), and then exactly the records a day old that the
+ * test produces last.
  *
  * <p>The test compresses the wall clock: a burst carries minutes of event time while the quiet
- * spells between bursts last seconds. The watermark rule only compares the kept lag with the
- * wall clock, so a quiet spell of seconds past {@code --kafkaIdleAfter} meets the same rule as
- * one of an hour; only the margin differs.
+ * spells between bursts last seconds. The watermark rule only compares the kept lag with the wall
+ * clock, so a quiet spell of seconds past {@code --kafkaIdleAfter} meets the same rule as one of an
+ * hour; only the margin differs.
  */
 public final class LaggingSideCase {
   /** Which side is produced behind the other. */
@@ -80,8 +80,8 @@ public final class LaggingSideCase {
 
   /**
    * With a declared lag the lagging side is produced once the job runs: the scenario is placed as
-   * if that happens this long after the test starts, so its records are appended about the
-   * declared lag behind their event times, not more, however long the job takes to start.
+   * if that happens this long after the test starts, so its records are appended about the declared
+   * lag behind their event times, not more, however long the job takes to start.
    */
   private static final Duration START_ALLOWANCE = Duration.ofSeconds(60);
 
@@ -134,14 +134,18 @@ public final class LaggingSideCase {
 
     Path wh = dir.resolve("warehouse");
     Path log = dir.resolve("run.log");
-    List<String> args = new ArrayList<>(List.of(
-        "--source=", "--target=", "--warehouse=" + wh,
-        "--kafkaProperties=group.id=lag-" + UUID.randomUUID(),
-        "--timeout=" + TIMEOUT.toSeconds() + "s",
-        "--kafkaMaxOutOfOrderness=" + BOUND.toSeconds() + "s",
-        "--kafkaIdleAfter=" + IDLE_AFTER.toSeconds() + "s",
-        "--commitInterval=1s",
-        "--progressInterval=10s"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--source=",
+                "--target=",
+                "--warehouse=" + wh,
+                "--kafkaProperties=group.id=lag-" + UUID.randomUUID(),
+                "--timeout=" + TIMEOUT.toSeconds() + "s",
+                "--kafkaMaxOutOfOrderness=" + BOUND.toSeconds() + "s",
+                "--kafkaIdleAfter=" + IDLE_AFTER.toSeconds() + "s",
+                "--commitInterval=1s",
+                "--progressInterval=10s"));
     if (declared != null) {
       args.add(lagging.lagOption + declared.toSeconds() + "s");
     }
@@ -169,8 +173,12 @@ public final class LaggingSideCase {
       Process p = job;
       for (; next <= parts.size(); next++) {
         long stored = produced;
-        ChildProcesses.await("the job stored the " + stored + " records produced so far", 240, p,
-            log, () -> CrashHarness.stored(wh) >= stored,
+        ChildProcesses.await(
+            "the job stored the " + stored + " records produced so far",
+            240,
+            p,
+            log,
+            () -> CrashHarness.stored(wh) >= stored,
             () -> "stored " + CrashHarness.stored(wh));
         if (next == parts.size()) {
           break;
@@ -178,26 +186,42 @@ public final class LaggingSideCase {
         // The quiet spell is the case's input: the lagging partition, read to its end, turns idle
         // after --kafkaIdleAfter and its watermark follows the wall clock minus its kept lag.
         Instant quietUntil = Instant.now().plus(QUIET);
-        ChildProcesses.await("a quiet spell of " + QUIET.toSeconds() + " s", QUIET.toSeconds() + 5,
-            p, log, () -> !Instant.now().isBefore(quietUntil));
+        ChildProcesses.await(
+            "a quiet spell of " + QUIET.toSeconds() + " s",
+            QUIET.toSeconds() + 5,
+            p,
+            log,
+            () -> !Instant.now().isBefore(quietUntil));
         kafka.produceLines(lagging.topic, parts.get(next));
         produced += parts.get(next).size();
       }
 
       Scenario expected = Scenario.of(g);
-      ChildProcesses.await("the verdicts of the same data fed on time", 240, p, log,
+      ChildProcesses.await(
+          "the verdicts of the same data fed on time",
+          240,
+          p,
+          log,
           () -> verdictsAsExpected(expected, wh),
           () -> verdictsAgainst(expected, wh) + lateSample(wh));
-      assertEquals("late events of records on time for their own partition" + lateSample(wh),
-          Set.of(), lateIds(wh));
+      assertEquals(
+          "late events of records on time for their own partition" + lateSample(wh),
+          Set.of(),
+          lateIds(wh));
 
       List<String> dayOld = new ArrayList<>();
       for (int i = 0; i < DAY_OLD; i++) {
-        dayOld.add(withIdAndTime(template, "day-old-" + i, Instant.now().minus(Duration.ofDays(1))));
+        dayOld.add(
+            withIdAndTime(template, "day-old-" + i, Instant.now().minus(Duration.ofDays(1))));
       }
       kafka.produceLines(Side.SOURCE.topic, dayOld);
-      ChildProcesses.await("the day-old records in late_events", 120, p, log,
-          () -> lateIds(wh).size() >= DAY_OLD, () -> "late_events holds " + lateIds(wh));
+      ChildProcesses.await(
+          "the day-old records in late_events",
+          120,
+          p,
+          log,
+          () -> lateIds(wh).size() >= DAY_OLD,
+          () -> "late_events holds " + lateIds(wh));
       assertEquals(Set.of("day-old-0", "day-old-1", "day-old-2"), lateIds(wh));
       expected.assertExpected(wh);
     } finally {
@@ -241,10 +265,13 @@ public final class LaggingSideCase {
     List<String> out = new ArrayList<>();
     for (String l : lines) {
       Instant t = eventTime(l);
-      out.add(t == null
-          ? l
-          : EVENT_TIME.matcher(l).replaceFirst(
-              Matcher.quoteReplacement("\"eventTime\":\"" + t.plus(shift) + "\"")));
+      out.add(
+          t == null
+              ? l
+              : EVENT_TIME
+                  .matcher(l)
+                  .replaceFirst(
+                      Matcher.quoteReplacement("\"eventTime\":\"" + t.plus(shift) + "\"")));
     }
     return out;
   }
@@ -252,8 +279,10 @@ public final class LaggingSideCase {
   private static String withIdAndTime(String template, String id, Instant t) {
     String line =
         ID.matcher(template).replaceFirst(Matcher.quoteReplacement("\"id\":\"" + id + "\""));
-    return EVENT_TIME.matcher(line).replaceFirst(
-        Matcher.quoteReplacement("\"eventTime\":\"" + t.truncatedTo(ChronoUnit.MILLIS) + "\""));
+    return EVENT_TIME
+        .matcher(line)
+        .replaceFirst(
+            Matcher.quoteReplacement("\"eventTime\":\"" + t.truncatedTo(ChronoUnit.MILLIS) + "\""));
   }
 
   private static Instant eventTime(String line) {
@@ -282,20 +311,30 @@ public final class LaggingSideCase {
    * when it happened (a line without a readable time: with the time of the line before it).
    */
   private static void produceOnTime(EmbeddedKafka kafka, String topic, List<String> lines) {
-    Map<String, Object> config = Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-        ProducerConfig.ACKS_CONFIG, "all",
-        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-        ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class,
-        ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+    Map<String, Object> config =
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            true,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ByteArraySerializer.class);
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
       Instant last = null;
       for (String l : lines) {
         Instant t = eventTime(l);
         last = t != null ? t : last;
-        producer.send(new ProducerRecord<>(topic, null,
-            last == null ? null : last.toEpochMilli(), null,
-            l.getBytes(StandardCharsets.UTF_8)));
+        producer.send(
+            new ProducerRecord<>(
+                topic,
+                null,
+                last == null ? null : last.toEpochMilli(),
+                null,
+                l.getBytes(StandardCharsets.UTF_8)));
       }
       producer.flush();
     }
@@ -340,12 +379,20 @@ public final class LaggingSideCase {
       return "";
     }
     try {
-      List<String> sample = DeltaLakeTables.readLateEvents(wh.toString()).stream()
-          .sorted(java.util.Comparator.comparing(l -> l.event().eventTime()))
-          .limit(5)
-          .map(l -> l.event().side() + " " + l.event().naturalId() + " at "
-              + l.event().eventTime() + " missed watermark " + l.watermark())
-          .toList();
+      List<String> sample =
+          DeltaLakeTables.readLateEvents(wh.toString()).stream()
+              .sorted(java.util.Comparator.comparing(l -> l.event().eventTime()))
+              .limit(5)
+              .map(
+                  l ->
+                      l.event().side()
+                          + " "
+                          + l.event().naturalId()
+                          + " at "
+                          + l.event().eventTime()
+                          + " missed watermark "
+                          + l.watermark())
+              .toList();
       return sample.isEmpty() ? "" : "\nlate events (first 5): " + sample;
     } catch (RuntimeException e) {
       return "";

@@ -6,10 +6,10 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
- * The main class of the HDFS child JVM that {@link HdfsProcess} starts: a {@code MiniDFSCluster}
- * (a NameNode and one DataNode in this JVM) on loopback and free ports, its storage under the
- * directory given as the only argument. Prints {@value #URI_LINE}{@code hdfs://localhost:PORT}
- * once the cluster is up and stays up until the process is killed.
+ * The main class of the HDFS child JVM that {@link HdfsProcess} starts: a {@code MiniDFSCluster} (a
+ * NameNode and one DataNode in this JVM) on loopback and free ports, its storage under the
+ * directory given as the only argument. Prints {@value #URI_LINE}{@code hdfs://localhost:PORT} once
+ * the cluster is up and stays up until the process is killed.
  */
 public final class MiniHdfsMain {
   /** The line that announces the file system's URI. */

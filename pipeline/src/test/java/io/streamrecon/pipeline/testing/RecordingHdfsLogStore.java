@@ -16,8 +16,8 @@ import org.apache.hadoop.fs.Path;
  * appends a line per log file it publishes ({@code written <name>}) or loses to another writer
  * ({@code taken <name>}) to the file named by {@value #RECORD}, so a test sees that the Hadoop
  * configuration reached Kernel's log store and how often writers raced. With {@link
- * CommitPausingFs#AT} it pauses inside the chosen commit after the log entry's lines went to
- * HDFS under a temporary name and before the rename that publishes it.
+ * CommitPausingFs#AT} it pauses inside the chosen commit after the log entry's lines went to HDFS
+ * under a temporary name and before the rename that publishes it.
  */
 public final class RecordingHdfsLogStore extends HDFSLogStore {
   /** The Hadoop configuration key Delta Kernel reads the {@code hdfs:} log store from. */
@@ -33,8 +33,12 @@ public final class RecordingHdfsLogStore extends HDFSLogStore {
   /** The core-site.xml that installs this log store for {@code hdfs:} in a child JVM. */
   public static String coreSiteXml() {
     return "<?xml version=\"1.0\"?>\n<configuration>\n  <property>\n"
-        + "    <name>" + CONF_KEY + "</name>\n"
-        + "    <value>" + RecordingHdfsLogStore.class.getName() + "</value>\n"
+        + "    <name>"
+        + CONF_KEY
+        + "</name>\n"
+        + "    <value>"
+        + RecordingHdfsLogStore.class.getName()
+        + "</value>\n"
         + "  </property>\n</configuration>\n";
   }
 
@@ -78,8 +82,11 @@ public final class RecordingHdfsLogStore extends HDFSLogStore {
     String file = System.getProperty(RECORD);
     if (file != null) {
       Files.writeString(
-          java.nio.file.Path.of(file), line + "\n", StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+          java.nio.file.Path.of(file),
+          line + "\n",
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
     }
   }
 }

@@ -24,9 +24,9 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
 /**
- * The one small scenario every runner's integration test reconciles: a generated pair of JSON
- * Lines files (every verdict kind, a few bad lines), and the comparison of a run's deltas table
- * with the DirectRunner's.
+ * The one small scenario every runner's integration test reconciles: a generated pair of JSON Lines
+ * files (every verdict kind, a few bad lines), and the comparison of a run's deltas table with the
+ * DirectRunner's.
  */
 public final class Scenario {
   /** Seed and size shared by all runner tests. */
@@ -69,8 +69,7 @@ public final class Scenario {
   public ReconcileOptions options(String warehouse, String... extra) {
     List<String> args = new ArrayList<>(arguments(warehouse));
     args.addAll(List.of(extra));
-    return PipelineOptionsFactory.fromArgs(args.toArray(new String[0]))
-        .as(ReconcileOptions.class);
+    return PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).as(ReconcileOptions.class);
   }
 
   /** The options of {@link #options(String, String...)} as command-line arguments. */
@@ -113,7 +112,14 @@ public final class Scenario {
         paths.add(diff.path() + ":" + diff.kind());
       }
       view.add(
-          d.naturalId() + " " + d.status() + " " + d.sourceHash() + " " + d.targetHash() + " "
+          d.naturalId()
+              + " "
+              + d.status()
+              + " "
+              + d.sourceHash()
+              + " "
+              + d.targetHash()
+              + " "
               + paths);
     }
     return view;
@@ -141,10 +147,12 @@ public final class Scenario {
       String[] parts = line.split(" ", 5);
       String status = parts[1];
       if (status.equals("MISMATCH")) {
-        status += " " + Stream.of(parts[4].replaceAll("[\\[\\]]", "").split(", "))
-            .map(p -> p.substring(0, p.indexOf(':')))
-            .sorted()
-            .toList();
+        status +=
+            " "
+                + Stream.of(parts[4].replaceAll("[\\[\\]]", "").split(", "))
+                    .map(p -> p.substring(0, p.indexOf(':')))
+                    .sorted()
+                    .toList();
       }
       actual.put(parts[0], status);
     }
@@ -167,7 +175,10 @@ public final class Scenario {
         }
       }
       throw new AssertionError(
-          wrong.size() + " of " + expected.size() + " ids differ from the expected verdicts, e.g. "
+          wrong.size()
+              + " of "
+              + expected.size()
+              + " ids differ from the expected verdicts, e.g. "
               + wrong.subList(0, Math.min(20, wrong.size())));
     }
   }

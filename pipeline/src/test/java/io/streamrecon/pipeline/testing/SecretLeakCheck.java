@@ -19,9 +19,9 @@ import java.util.stream.Stream;
 /**
  * The secrets test shared by the runners: a streaming job in its own JVM reads a broker's SASL_SSL
  * listener (PLAIN over TLS) with the password and the trust store's password in a properties file
- * ({@code --kafkaPropertiesFile}), until it has stored the records and completed a checkpoint.
- * Then no file under the warehouse, checkpoints included, and nothing the job printed may hold
- * either secret. The job reading at all shows that the secrets reached the Kafka client.
+ * ({@code --kafkaPropertiesFile}), until it has stored the records and completed a checkpoint. Then
+ * no file under the warehouse, checkpoints included, and nothing the job printed may hold either
+ * secret. The job reading at all shows that the secrets reached the Kafka client.
  */
 public final class SecretLeakCheck {
   private static final int PAIRS = 20;
@@ -57,7 +57,8 @@ public final class SecretLeakCheck {
       String now = Instant.now().toString();
       for (int i = 0; i < PAIRS; i++) {
         src.add("{\"id\":\"o-" + i + "\",\"eventTime\":\"" + now + "\",\"amount\":" + i + "}");
-        tgt.add("{\"id\":\"o-" + i + "\",\"eventTime\":\"" + now + "\",\"amount\":" + (i % 3) + "}");
+        tgt.add(
+            "{\"id\":\"o-" + i + "\",\"eventTime\":\"" + now + "\",\"amount\":" + (i % 3) + "}");
       }
       broker.produceLines("src", src);
       broker.produceLines("tgt", tgt);
@@ -77,17 +78,21 @@ public final class SecretLeakCheck {
       cmd.addAll(runnerOptions);
       job = launcher.start(cmd, log, null, List.of());
       ChildProcesses.await(
-          "the job stored every record read over SASL_SSL", 240, job, log,
+          "the job stored every record read over SASL_SSL",
+          240,
+          job,
+          log,
           () -> CrashHarness.stored(wh) >= 2L * PAIRS);
       Instant stored = Instant.now();
       ChildProcesses.await(
-          "a checkpoint completed after the records were stored", 120, job, log,
+          "a checkpoint completed after the records were stored",
+          120,
+          job,
+          log,
           () -> CrashHarness.checkpointedSince(wh, stored));
       job.destroy();
       job.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
-      assertTrue(
-          "the job wrote checkpoints",
-          files(wh.resolve("_checkpoints")).size() > 1);
+      assertTrue("the job wrote checkpoints", files(wh.resolve("_checkpoints")).size() > 1);
       assertEquals(
           "warehouse files or output holding the SASL password or the trust store password",
           List.of(),
@@ -104,8 +109,8 @@ public final class SecretLeakCheck {
   private Path clientProperties(KafkaBrokerProcess.SaslSsl listener) throws IOException {
     Path file = dir.resolve("client").resolve("kafka.properties");
     Files.createDirectories(file.getParent());
-    Files.createFile(file, PosixFilePermissions.asFileAttribute(
-        PosixFilePermissions.fromString("rw-------")));
+    Files.createFile(
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       listener.clientProperties().store(w, null);
     }

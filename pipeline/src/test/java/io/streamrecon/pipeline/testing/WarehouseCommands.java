@@ -40,13 +40,19 @@ public final class WarehouseCommands {
   }
 
   /**
-   * The summary's lines that do not depend on arrival order: what was read and stored.
-   * (Whether a resolved mismatch was reported before it resolved does.)
+   * The summary's lines that do not depend on arrival order: what was read and stored. (Whether a
+   * resolved mismatch was reported before it resolved does.)
    */
   public static List<String> storedCounts(String summary) {
-    return summary.lines()
-        .filter(l -> l.startsWith("input") || l.startsWith("blank") || l.startsWith("dead")
-            || l.startsWith("raw events") || l.startsWith("counts add up: input"))
+    return summary
+        .lines()
+        .filter(
+            l ->
+                l.startsWith("input")
+                    || l.startsWith("blank")
+                    || l.startsWith("dead")
+                    || l.startsWith("raw events")
+                    || l.startsWith("counts add up: input"))
         .map(l -> l.replaceAll(";.*", ""))
         .toList();
   }
@@ -70,8 +76,8 @@ public final class WarehouseCommands {
         DeltaLakeTables.readRows(remote, WarehouseTables.RAW_EVENTS).size());
 
     String copy = scratch.resolve("copy-of-remote").toString();
-    remoteFs.copyToLocalFile(false, new org.apache.hadoop.fs.Path(remote),
-        new org.apache.hadoop.fs.Path(copy), true);
+    remoteFs.copyToLocalFile(
+        false, new org.apache.hadoop.fs.Path(remote), new org.apache.hadoop.fs.Path(copy), true);
     for (String table : List.of("deltas", "dead-letters", "late-events")) {
       assertEquals(
           table,
@@ -94,8 +100,8 @@ public final class WarehouseCommands {
   }
 
   /**
-   * Compaction and vacuum on the remote warehouse (nothing old enough to delete yet) keep every
-   * row readable: {@code deltas} as before, {@code raw_events} as many rows as the local copy.
+   * Compaction and vacuum on the remote warehouse (nothing old enough to delete yet) keep every row
+   * readable: {@code deltas} as before, {@code raw_events} as many rows as the local copy.
    */
   public static void assertCompactAndVacuumKeepRows(String remote, String copy) {
     String deltasBefore = cli("show", "deltas", "--warehouse=" + remote);

@@ -142,7 +142,8 @@ class CliFuzzTest {
           outsideBefore.equals(digests(outside)),
           "outside/ changed: before " + outsideBefore + ", after " + digests(outside));
       f.check(
-          inBefore.equals(digests(in)), "in/ changed: before " + inBefore + ", after " + digests(in));
+          inBefore.equals(digests(in)),
+          "in/ changed: before " + inBefore + ", after " + digests(in));
       Set<String> created = listing(dir);
       created.removeAll(Set.of("in", "wh", "outside", FuzzCase.REPORT));
       f.check(created.isEmpty(), "created in the case directory: " + created);

@@ -11,11 +11,6 @@ import io.streamrecon.deltalake.TableLayouts;
 import io.streamrecon.deltalake.WarehouseTables;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.transforms.ModelCoders;
-import io.streamrecon.model.Pointer;
-import io.streamrecon.model.Side;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +41,8 @@ import org.slf4j.LoggerFactory;
 final class CommitFiles {
   private CommitFiles() {}
 
-  private static final Counter COMMITS = Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_commits");
+  private static final Counter COMMITS =
+      Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_commits");
   private static final Counter REPLAYED =
       Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_commits_replayed");
   private static final Counter AUTO_COMPACTIONS =
@@ -70,7 +66,11 @@ final class CommitFiles {
   }
 
   static DeltaLakeCommitter.CommitResult commit(
-      DeltaLakeCommitter committer, String appId, PaneInfo pane, List<DataFile> files, String table) {
+      DeltaLakeCommitter committer,
+      String appId,
+      PaneInfo pane,
+      List<DataFile> files,
+      String table) {
     long started = System.nanoTime();
     DeltaLakeCommitter.CommitResult outcome =
         committer.commit(appId, pane.getIndex(), files, pane.isLast());
@@ -90,10 +90,10 @@ final class CommitFiles {
    * The bounded auto-compaction step after a commit ({@code withAutoCompact}). It runs here, in the
    * table's committer, under the lock the commit holds, rather than on a thread of its own: no two
    * auto-compactions of a table race in one JVM, a step never overlaps the next commit of the same
-   * writer, and nothing outlives a bundle. Its commits are the ones {@code
-   * compact} makes (dataChange=false, conflicts re-checked), so a concurrent writer or compaction is
-   * safe. A failure is counted and logged, never fails the bundle: the pane is committed already,
-   * and the next commit tries again.
+   * writer, and nothing outlives a bundle. Its commits are the ones {@code compact} makes
+   * (dataChange=false, conflicts re-checked), so a concurrent writer or compaction is safe. A
+   * failure is counted and logged, never fails the bundle: the pane is committed already, and the
+   * next commit tries again.
    */
   static void autoCompact(
       DeltaLakeCommitter committer, Configuration conf, TableLayout<?> layout, int smallFiles) {
@@ -236,8 +236,7 @@ final class CommitFiles {
     }
 
     private void commitLocked(
-        List<DataFile> files, PaneInfo pane, OutputReceiver<CommittedRows> out)
-        throws IOException {
+        List<DataFile> files, PaneInfo pane, OutputReceiver<CommittedRows> out) throws IOException {
       DeltaLakeCommitter.CommitResult outcome =
           commit(committer, appId, pane, files, WarehouseTables.RAW_EVENTS);
       for (DataFile file : outcome.committed()) {
@@ -306,8 +305,8 @@ final class CommitFiles {
    * at 1M records). For a splittable DoFn it hands outputs on through a queue of 500 instead (the
    * experiment {@code use_bounded_concurrent_output_for_sdf}). The restriction is one position,
    * claimed before the first row and never split: a pointer's row index counts from the file's
-   * start. Unbounded inputs keep {@link ExpandPointersFn}: a splittable DoFn there costs keyed state
-   * per element on Flink, and the classic Spark runner's streaming mode does not run one.
+   * start. Unbounded inputs keep {@link ExpandPointersFn}: a splittable DoFn there costs keyed
+   * state per element on Flink, and the classic Spark runner's streaming mode does not run one.
    */
   @DoFn.BoundedPerElement
   static final class SplittableExpandPointersFn extends DoFn<CommittedRows, EventRef> {

@@ -8,7 +8,6 @@ import io.streamrecon.deltalake.CommittedRows;
 import io.streamrecon.deltalake.DataFile;
 import io.streamrecon.deltalake.DeltaLakeCommit;
 import io.streamrecon.deltalake.DeltaLakeCommitter;
-import io.streamrecon.deltalake.DeltaLakeMaintenance;
 import io.streamrecon.deltalake.RawEventsSelection;
 import io.streamrecon.deltalake.TableLayouts;
 import io.streamrecon.deltalake.WarehouseIds;
@@ -19,15 +18,15 @@ import io.streamrecon.model.Event;
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.MetricNames;
-import io.streamrecon.transforms.ModelCoders.EventRefCoder;
-import io.streamrecon.transforms.ModelCoders.PayloadPairCoder;
-import io.streamrecon.transforms.ModelCoders.StoredPayloadCoder;
-import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.model.ParsedInput;
 import io.streamrecon.model.PayloadPair;
 import io.streamrecon.model.Pointer;
 import io.streamrecon.model.StoredPayload;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.transforms.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.ModelCoders.PayloadPairCoder;
+import io.streamrecon.transforms.ModelCoders.StoredPayloadCoder;
 import org.apache.beam.sdk.coders.IterableCoder;
 import org.apache.beam.sdk.coders.KvCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
@@ -55,13 +54,13 @@ import org.joda.time.Duration;
  * Reads and writes the Delta Lake tables of docs/design.md#tables-and-pointers under a warehouse
  * directory (a local path or any Hadoop {@code FileSystem} URI): {@code raw_events}, {@code
  * deltas}, {@code dead_letters} and {@code late_events}. Data files are snappy Parquet written with
- * parquet-hadoop; commits go through Delta Kernel (docs/delta-kernel.md), carry per-file
- * statistics and are idempotent.
+ * parquet-hadoop; commits go through Delta Kernel (docs/delta-kernel.md), carry per-file statistics
+ * and are idempotent.
  *
- * <p>A write has two stages. Each bundle writes its elements into Parquet files and describes
- * them. The descriptions are grouped under one key in the global window (one committer per table)
- * and committed in one Delta transaction per pane: in streaming the pane fires a commit interval
- * after its first file, in batch once at the end. The grouping holds the watermark at the earliest
+ * <p>A write has two stages. Each bundle writes its elements into Parquet files and describes them.
+ * The descriptions are grouped under one key in the global window (one committer per table) and
+ * committed in one Delta transaction per pane: in streaming the pane fires a commit interval after
+ * its first file, in batch once at the end. The grouping holds the watermark at the earliest
  * uncommitted element, so nothing downstream runs ahead of the data it points to.
  *
  * <p>Writes are idempotent by content: a row the same writer ({@code withWriterId}) stored in its
@@ -108,7 +107,10 @@ public final class DeltaLakeIO {
   static final Duration MAX_COMMIT_INTERVAL = Duration.standardHours(1);
   static final int MAX_RUN_ID_LENGTH = 128;
 
-  /** Writes parsed events to {@code raw_events}; emits one {@link EventRef} per event once committed. */
+  /**
+   * Writes parsed events to {@code raw_events}; emits one {@link EventRef} per event once
+   * committed.
+   */
   public static WriteRawEvents writeRawEvents() {
     return new WriteRawEvents(WriteConfig.DEFAULT);
   }
@@ -129,8 +131,8 @@ public final class DeltaLakeIO {
   }
 
   /**
-   * Reads stored events from {@code raw_events}, selected by run, event-time window and natural
-   * id; bounded. See {@link ReadRawEvents}.
+   * Reads stored events from {@code raw_events}, selected by run, event-time window and natural id;
+   * bounded. See {@link ReadRawEvents}.
    */
   public static ReadRawEvents readRawEvents() {
     return new ReadRawEvents(null, RawEventsSelection.ALL);
@@ -161,7 +163,12 @@ public final class DeltaLakeIO {
 
     WriteConfig withWarehouse(String value) {
       return new WriteConfig(
-          WarehouseTables.checkWarehouse(value), runId, commitInterval, writerId, stableInput, autoCompactFiles);
+          WarehouseTables.checkWarehouse(value),
+          runId,
+          commitInterval,
+          writerId,
+          stableInput,
+          autoCompactFiles);
     }
 
     WriteConfig withWriterId(String value) {
@@ -210,9 +217,7 @@ public final class DeltaLakeIO {
     }
 
     WriteConfig withCommitInterval(Duration value) {
-      if (value == null
-          || value.getMillis() < 0
-          || value.isLongerThan(MAX_COMMIT_INTERVAL)) {
+      if (value == null || value.getMillis() < 0 || value.isLongerThan(MAX_COMMIT_INTERVAL)) {
         throw new IllegalArgumentException(
             "commitInterval must be between 0 (COMMIT_EACH_MICRO_BATCH) and "
                 + MAX_COMMIT_INTERVAL
@@ -233,12 +238,12 @@ public final class DeltaLakeIO {
   }
 
   /**
-   * The app id of a writer's {@code SetTransaction}s, {@code streamrecon/<writerId>/<table>/<input>}:
-   * the writer id (stable across restarts of a job), the table and the name of the written
-   * PCollection (which tells two writers of one table in one pipeline apart, and stays the same as
-   * long as the pipeline graph does, which a restore from a checkpoint needs anyway). Nothing
-   * random: a restarted job is the same writer, and its replays are recognised by content
-   * ({@link DeltaLakeCommitter}) among that writer's recent commits.
+   * The app id of a writer's {@code SetTransaction}s, {@code
+   * streamrecon/<writerId>/<table>/<input>}: the writer id (stable across restarts of a job), the
+   * table and the name of the written PCollection (which tells two writers of one table in one
+   * pipeline apart, and stays the same as long as the pipeline graph does, which a restore from a
+   * checkpoint needs anyway). Nothing random: a restarted job is the same writer, and its replays
+   * are recognised by content ({@link DeltaLakeCommitter}) among that writer's recent commits.
    */
   static String appId(String writerId, String table, String inputName) {
     return "streamrecon/" + writerId + "/" + table + "/" + inputName;
@@ -291,8 +296,7 @@ public final class DeltaLakeIO {
                 .withTimestampCombiner(TimestampCombiner.EARLIEST))
         .setCoder(keyedCoder)
         .apply("GroupDataFiles", GroupByKey.create())
-        .setCoder(
-            KvCoder.of(StringUtf8Coder.of(), IterableCoder.of(DataFileCoder.of())));
+        .setCoder(KvCoder.of(StringUtf8Coder.of(), IterableCoder.of(DataFileCoder.of())));
   }
 
   // ------------------------------------------------------------------ transforms
@@ -303,7 +307,8 @@ public final class DeltaLakeIO {
    * committed table version, data file and row. Each EventRef carries its event time as timestamp
    * (moved forward to the commit pane's timestamp if it is older).
    */
-  public static final class WriteRawEvents extends PTransform<PCollection<Event>, PCollection<EventRef>> {
+  public static final class WriteRawEvents
+      extends PTransform<PCollection<Event>, PCollection<EventRef>> {
     private final WriteConfig config;
 
     private WriteRawEvents(WriteConfig config) {
@@ -331,8 +336,8 @@ public final class DeltaLakeIO {
     /**
      * The writer's id, stable across restarts of the same job (e.g. a job id kept with its
      * checkpoints, new when the job starts fresh): rows this writer stored before a crash are
-     * recognised when the restored job replays them. Default: the run id, so a job restarted with
-     * a new run id is a new writer whose replays are stored again.
+     * recognised when the restored job replays them. Default: the run id, so a job restarted with a
+     * new run id is a new writer whose replays are stored again.
      */
     public WriteRawEvents withWriterId(String writerId) {
       return new WriteRawEvents(config.withWriterId(writerId));
@@ -358,9 +363,9 @@ public final class DeltaLakeIO {
     }
 
     /**
-     * The same write for parse results: stores each {@link ParsedInput}'s event and passes its
-     * dead letters on, so that one collection, consumed once, carries both from the parser (see
-     * {@link ParsedInput} for why).
+     * The same write for parse results: stores each {@link ParsedInput}'s event and passes its dead
+     * letters on, so that one collection, consumed once, carries both from the parser (see {@link
+     * ParsedInput} for why).
      */
     public FromParsedInputs fromParsedInputs() {
       return new FromParsedInputs(config);
@@ -370,8 +375,7 @@ public final class DeltaLakeIO {
     public PCollection<EventRef> expand(PCollection<Event> input) {
       config.validate("DeltaLakeIO.writeRawEvents()");
       checkWritable(config.warehouse(), RAW_EVENTS);
-      return commitAndExpand(
-          writeAndGroup(input, RAW_EVENTS, config), config, input.getName());
+      return commitAndExpand(writeAndGroup(input, RAW_EVENTS, config), config, input.getName());
     }
 
     static PCollection<EventRef> commitAndExpand(
@@ -400,7 +404,8 @@ public final class DeltaLakeIO {
    * outputs the committed events' {@link EventRef}s under {@link #EVENT_REFS} and the dead letters
    * it passed on under {@link #DEAD_LETTERS}.
    */
-  public static final class FromParsedInputs extends PTransform<PCollection<ParsedInput>, PCollectionTuple> {
+  public static final class FromParsedInputs
+      extends PTransform<PCollection<ParsedInput>, PCollectionTuple> {
     /** One per event stored, once its commit succeeded, as {@link WriteRawEvents} emits them. */
     public static final TupleTag<EventRef> EVENT_REFS = new TupleTag<EventRef>("eventRefs") {};
 
@@ -433,8 +438,7 @@ public final class DeltaLakeIO {
       PCollection<DeadLetter> deadLetters =
           written.get(DEAD_LETTERS).setCoder(ModelCoders.DeadLetterCoder.of());
       PCollection<EventRef> refs =
-          WriteRawEvents.commitAndExpand(
-              group(files, RAW_EVENTS, config), config, input.getName());
+          WriteRawEvents.commitAndExpand(group(files, RAW_EVENTS, config), config, input.getName());
       return PCollectionTuple.of(EVENT_REFS, refs).and(DEAD_LETTERS, deadLetters);
     }
   }
@@ -445,7 +449,8 @@ public final class DeltaLakeIO {
    *
    * @param <T> {@link DeltaRecord}, {@link DeadLetter} or {@link LateEvent}
    */
-  public static final class Write<T> extends PTransform<PCollection<T>, PCollection<DeltaLakeCommit>> {
+  public static final class Write<T>
+      extends PTransform<PCollection<T>, PCollection<DeltaLakeCommit>> {
     private final String table;
     private final WriteConfig config;
 
@@ -516,7 +521,8 @@ public final class DeltaLakeIO {
    * key (counter {@code lookup_fallbacks}); one whose row is gone from the table gives a {@link
    * StoredPayload} without payload, "deleted" (docs/design.md#tables-and-pointers).
    */
-  public static final class Lookup extends PTransform<PCollection<Pointer>, PCollection<StoredPayload>> {
+  public static final class Lookup
+      extends PTransform<PCollection<Pointer>, PCollection<StoredPayload>> {
     private final String warehouse;
 
     private Lookup(String warehouse) {
@@ -541,11 +547,12 @@ public final class DeltaLakeIO {
 
   /**
    * Reads both payloads of each MISMATCH {@link Verdict} (both sides present) from {@code
-   * raw_events}, batched like {@link Lookup}. Only MISMATCH verdicts should reach it: a MATCH
-   * needs no payload and must cause no read. A payload deleted from the table is {@code null} in
-   * the {@link PayloadPair}, counted as {@link MetricNames#PAYLOADS_DELETED}.
+   * raw_events}, batched like {@link Lookup}. Only MISMATCH verdicts should reach it: a MATCH needs
+   * no payload and must cause no read. A payload deleted from the table is {@code null} in the
+   * {@link PayloadPair}, counted as {@link MetricNames#PAYLOADS_DELETED}.
    */
-  public static final class FetchPayloads extends PTransform<PCollection<Verdict>, PCollection<PayloadPair>> {
+  public static final class FetchPayloads
+      extends PTransform<PCollection<Verdict>, PCollection<PayloadPair>> {
     private final String warehouse;
 
     private FetchPayloads(String warehouse) {
@@ -560,7 +567,8 @@ public final class DeltaLakeIO {
     @Override
     public PCollection<PayloadPair> expand(PCollection<Verdict> input) {
       if (warehouse == null) {
-        throw new IllegalStateException("DeltaLakeIO.fetchPayloads(): withWarehouse(...) is required");
+        throw new IllegalStateException(
+            "DeltaLakeIO.fetchPayloads(): withWarehouse(...) is required");
       }
       return input
           .apply("ReadPayloadPairs", ParDo.of(new ReadPayloads.FetchFn(warehouse)))

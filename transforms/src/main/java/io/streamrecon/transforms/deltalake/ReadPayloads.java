@@ -23,8 +23,8 @@ import org.joda.time.Instant;
  * The DoFns behind {@link DeltaLakeIO#lookup()} and {@link DeltaLakeIO#fetchPayloads()}: both keep
  * the elements of a bundle, read all their payloads at the end of the bundle with one {@link
  * PayloadReader} call (one open per data file per bundle) and emit each result in the element's
- * window at the element's timestamp. A pointer whose row was deleted from the table gives a
- * {@code null} payload, counted as {@link MetricNames#PAYLOADS_DELETED}.
+ * window at the element's timestamp. A pointer whose row was deleted from the table gives a {@code
+ * null} payload, counted as {@link MetricNames#PAYLOADS_DELETED}.
  */
 final class ReadPayloads {
   private ReadPayloads() {}
@@ -208,7 +208,9 @@ final class ReadPayloads {
                 + verdict.status()
                 + " verdict for "
                 + verdict.naturalId()
-                + (verdict.status() == Status.MISMATCH ? "" : " (only MISMATCH verdicts need payloads)"));
+                + (verdict.status() == Status.MISMATCH
+                    ? ""
+                    : " (only MISMATCH verdicts need payloads)"));
       }
       return List.of(verdict.source().pointer(), verdict.target().pointer());
     }

@@ -4,8 +4,8 @@ import io.streamrecon.deltalake.ColumnSpec;
 import io.streamrecon.deltalake.DataFileFormat;
 import io.streamrecon.deltalake.DeletedRows;
 import io.streamrecon.deltalake.DeltaLakeCommitter;
-import io.streamrecon.deltalake.DeltaLakeSnapshot.DeletionVector;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.DeletionVector;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.PayloadReader;
 import io.streamrecon.deltalake.ProjectingReadSupport;
@@ -58,16 +58,16 @@ import org.joda.time.Instant;
  * <p>The table's files are listed once, through {@link DeltaLakeSnapshot}, when the pipeline runs;
  * a file is read only if its {@code event_date} partition and its statistics (min/max of {@code
  * run_id}, {@code natural_id}, {@code event_time}) admit a selected row. Each file is one element,
- * spread over the workers, and read by row groups (a splittable read, so a large file spreads
- * too, and a runner that buffers a DoFn's outputs per element holds one row group's rows at
- * most). Only the needed columns are decoded; row groups are skipped by Parquet's statistics,
- * dictionaries and the natural id bloom filters.
+ * spread over the workers, and read by row groups (a splittable read, so a large file spreads too,
+ * and a runner that buffers a DoFn's outputs per element holds one row group's rows at most). Only
+ * the needed columns are decoded; row groups are skipped by Parquet's statistics, dictionaries and
+ * the natural id bloom filters.
  *
  * <p>Rows a deletion vector deletes (another engine's {@code DELETE}) are not read: a file's vector
  * is listed with it and loaded where the file is read.
  *
- * <p>A pointer's table version is the version the listing read, at which its file is live (the
- * log does not say which commit added a file without reading every commit).
+ * <p>A pointer's table version is the version the listing read, at which its file is live (the log
+ * does not say which commit added a file without reading every commit).
  *
  * <p>Metrics (namespace {@value DeltaLakeIO#NAMESPACE}): {@code read_raw_events_files}, {@code
  * read_raw_events_files_skipped}, {@code read_raw_events_rows}.
@@ -99,8 +99,8 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
   }
 
   /**
-   * Only rows whose event time is at or after {@code since} and before {@code until}; either may
-   * be null for an open end, and {@code since} must be before {@code until}. Default: all time.
+   * Only rows whose event time is at or after {@code since} and before {@code until}; either may be
+   * null for an open end, and {@code since} must be before {@code until}. Default: all time.
    */
   public ReadRawEvents withEventTimeRange(Instant since, Instant until) {
     return new ReadRawEvents(warehouse, selection.withEventTimeRange(since, until));
@@ -122,8 +122,8 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
   }
 
   /**
-   * One live data file of the listed version, with its deletion vector ({@code null} if none).
-   * Only a bounded replay passes these between steps, so no stored state holds the coder's form.
+   * One live data file of the listed version, with its deletion vector ({@code null} if none). Only
+   * a bounded replay passes these between steps, so no stored state holds the coder's form.
    */
   record RawEventsFile(String path, long tableVersion, Side side, DeletionVector deletionVector) {
     static final class Coder extends AtomicCoder<RawEventsFile> {
@@ -347,12 +347,7 @@ public final class ReadRawEvents extends PTransform<PBegin, PCollection<StoredEv
               offset == null ? -1 : offset);
       rows.inc();
       out.outputWithTimestamp(
-          new StoredEvent(
-              ref,
-              payload,
-              origin,
-              runId == null ? "" : runId),
-          eventTime);
+          new StoredEvent(ref, payload, origin, runId == null ? "" : runId), eventTime);
     }
   }
 }

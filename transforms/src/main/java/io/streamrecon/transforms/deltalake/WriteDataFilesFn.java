@@ -29,8 +29,10 @@ final class WriteDataFilesFn<T> extends DoFn<T, DataFile> {
   private final String table;
   private final String runId;
 
-  private final Counter filesWritten = Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_files_written");
-  private final Counter rowsWritten = Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_rows_written");
+  private final Counter filesWritten =
+      Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_files_written");
+  private final Counter rowsWritten =
+      Metrics.counter(DeltaLakeIO.NAMESPACE, "deltalake_rows_written");
 
   private transient BundleFileWriter<T> files;
 

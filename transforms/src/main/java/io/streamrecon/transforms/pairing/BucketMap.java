@@ -9,18 +9,18 @@ import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.ValueState;
 
 /**
- * One map of a pairing bucket's state (its entries, or its expiry index), as {@link
- * PairEventsFn} uses it: read, write and remove single keys, clear all.
+ * One map of a pairing bucket's state (its entries, or its expiry index), as {@link PairEventsFn}
+ * uses it: read, write and remove single keys, clear all.
  *
  * <p>Two ways to hold it, chosen by what the runner's state costs:
  *
  * <ul>
- *   <li>{@link #of(MapState)}: each key is its own piece of runner state (Flink, the
- *       DirectRunner), so a call touches only the keys it needs.
+ *   <li>{@link #of(MapState)}: each key is its own piece of runner state (Flink, the DirectRunner),
+ *       so a call touches only the keys it needs.
  *   <li>{@link #loaded(ValueState)}: the whole map is one coded value, loaded on the call's first
  *       access and written back once by {@link #flush}. For runners whose {@code MapState} is
- *       itself one coded value that every {@code get}, {@code put} and {@code remove} decodes
- *       whole and every {@code put} and {@code remove} re-encodes (Beam's classic SparkRunner in
+ *       itself one coded value that every {@code get}, {@code put} and {@code remove} decodes whole
+ *       and every {@code put} and {@code remove} re-encodes (Beam's classic SparkRunner in
  *       streaming mode): there a call that reads an entry, replaces it and moves its index entry
  *       would code its bucket's map five to seven times. {@link #loadedSpec} codes the map with a
  *       {@link WholeMapCoder}, so that a call codes only the entries it changed.

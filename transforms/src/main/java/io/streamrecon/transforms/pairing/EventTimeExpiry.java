@@ -14,9 +14,9 @@ import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Expiry by event time (the default): an entry expires when the input watermark passes {@code
- * t0 + timeout}, and events later than the watermark by more than the allowed lateness go to
- * {@link PairEvents#LATE}.
+ * Expiry by event time (the default): an entry expires when the input watermark passes {@code t0 +
+ * timeout}, and events later than the watermark by more than the allowed lateness go to {@link
+ * PairEvents#LATE}.
  *
  * <p><b>Reading the watermark</b>: Beam has no public accessor for the input watermark in
  * {@code @ProcessElement}. {@link Timer#getCurrentRelativeTime()} on an {@code EVENT_TIME} timer

@@ -10,9 +10,9 @@ import org.joda.time.Instant;
 /**
  * One slot of a bucket's expiry index: the natural ids whose entries fall due within one {@link
  * BucketClock#slotOf grain} of time, each with its exact due time. A firing reads only the slots it
- * passes, so it touches the entries that are due (and the few others sharing their slot), never
- * the whole bucket. Immutable: state backends that keep objects (DirectRunner, Flink heap) must
- * not see a stored value change under them.
+ * passes, so it touches the entries that are due (and the few others sharing their slot), never the
+ * whole bucket. Immutable: state backends that keep objects (DirectRunner, Flink heap) must not see
+ * a stored value change under them.
  */
 record ExpirySlot(SortedMap<String, Long> dues) {
 

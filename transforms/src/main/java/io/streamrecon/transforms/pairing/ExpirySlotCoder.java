@@ -13,10 +13,10 @@ import org.apache.beam.sdk.util.VarInt;
 
 /**
  * State coder for {@link ExpirySlot}, written to keep the index's share of an open entry small: the
- * ids come sorted, so each is written as the length of the UTF-8 prefix it shares with the
- * previous id plus the rest (front coding: {@code ORD-2026-11-29-00042} after {@code
- * ORD-2026-11-29-00017} costs 4 bytes, not 21); dues are zig-zag varint offsets from the slot's
- * first due, at most a grain apart (3 bytes for the default grain of a 10 minute timeout).
+ * ids come sorted, so each is written as the length of the UTF-8 prefix it shares with the previous
+ * id plus the rest (front coding: {@code ORD-2026-11-29-00042} after {@code ORD-2026-11-29-00017}
+ * costs 4 bytes, not 21); dues are zig-zag varint offsets from the slot's first due, at most a
+ * grain apart (3 bytes for the default grain of a 10 minute timeout).
  */
 final class ExpirySlotCoder extends AtomicCoder<ExpirySlot> {
   private static final ExpirySlotCoder INSTANCE = new ExpirySlotCoder();

@@ -4,11 +4,11 @@ import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.MetricNames;
 import io.streamrecon.model.Verdict;
-import io.streamrecon.transforms.WatermarkSource;
-import io.streamrecon.transforms.pairing.sparkstreaming.GatherBucketsFn;
 import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.transforms.ModelCoders.LateEventCoder;
 import io.streamrecon.transforms.ModelCoders.VerdictCoder;
+import io.streamrecon.transforms.WatermarkSource;
+import io.streamrecon.transforms.pairing.sparkstreaming.GatherBucketsFn;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Objects;
@@ -38,11 +38,11 @@ import org.joda.time.Duration;
  * MISMATCH goes to {@link #MISMATCHES} so that the caller fetches both payloads and diffs them.
  *
  * <p>Per natural id, the first event opens an entry at its event time {@code t0}; an other-side
- * event within {@link #withTimeout timeout} of {@code t0} pairs at once; the entry then stays
- * until it expires, so that redeliveries (duplicates, counted and dropped) and new versions (a
- * later event time with another hash: compared again, the new verdict names the replaced one in
- * {@link Verdict#supersedes()}) are recognised. An unpaired entry expires as MISSING_*. An event
- * more than the timeout away from {@code t0} finishes the entry and opens a new one.
+ * event within {@link #withTimeout timeout} of {@code t0} pairs at once; the entry then stays until
+ * it expires, so that redeliveries (duplicates, counted and dropped) and new versions (a later
+ * event time with another hash: compared again, the new verdict names the replaced one in {@link
+ * Verdict#supersedes()}) are recognised. An unpaired entry expires as MISSING_*. An event more than
+ * the timeout away from {@code t0} finishes the entry and opens a new one.
  *
  * <p>Outputs, each with an explicit coder:
  *
@@ -61,19 +61,18 @@ import org.joda.time.Duration;
  * reads it from a {@link #withWatermarkSource watermark source} instead, with the same outcome.
  * That runner also loads and stores a key's state on every call, so with a watermark source a
  * {@code GatherBuckets} step first gathers a bundle's events per bucket and the pairing applies
- * them in one call, in event-time order.
- * {@link Expiry#PROCESSING_TIME} expires an entry a {@link #withProcessingGrace grace} of
- * wall-clock time after the key's last event, so verdicts depend on how fast the input is read;
- * no event is routed to {@link #LATE}. It needs an unbounded input: runners need not fire
- * processing-time timers after a bounded input ends (the DirectRunner does not), which would
- * leave entries open.
+ * them in one call, in event-time order. {@link Expiry#PROCESSING_TIME} expires an entry a {@link
+ * #withProcessingGrace grace} of wall-clock time after the key's last event, so verdicts depend on
+ * how fast the input is read; no event is routed to {@link #LATE}. It needs an unbounded input:
+ * runners need not fire processing-time timers after a bounded input ends (the DirectRunner does
+ * not), which would leave entries open.
  *
  * <p>Metrics in namespace {@value #METRIC_NAMESPACE}: {@code match}, {@code mismatch}, {@code
  * missing_in_target}, {@code missing_in_source}, {@code duplicate}, {@code superseded}, {@code
  * late}, {@code events_in_verdicts}, {@code entries_opened}, {@code entries_closed}, {@code
- * stale_timer_firings}, {@code stale_watermarks}. Every input event is counted once: events in = late + duplicate +
- * superseded + events_in_verdicts + events kept in still open entries (none once the watermark
- * reached the end of time).
+ * stale_timer_firings}, {@code stale_watermarks}. Every input event is counted once: events in =
+ * late + duplicate + superseded + events_in_verdicts + events kept in still open entries (none once
+ * the watermark reached the end of time).
  *
  * <p><b>State layout</b>: the pairing is keyed by a bucket of the natural id ({@link #withBuckets},
  * default {@value #DEFAULT_BUCKETS}), so a runner holds at most that many keys and timers however
@@ -108,8 +107,10 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
   public static final String METRIC_ENTRIES_OPENED = "entries_opened";
   public static final String METRIC_ENTRIES_CLOSED = "entries_closed";
   public static final String METRIC_STALE_TIMER_FIRINGS = "stale_timer_firings";
+
   /** Expiries moved past the first processing-time grace after a (re)start; see expiry. */
   public static final String METRIC_EXPIRIES_POSTPONED = "expiries_postponed_after_start";
+
   /** Watermark readings older than one the bucket had already seen, ignored; see expiry. */
   public static final String METRIC_STALE_WATERMARKS = "stale_watermarks";
 
@@ -159,8 +160,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * micro-batch, a cost that grows with the count; the DirectRunner scans every pending timer (one
    * per bucket, plus its end-of-window cleanup timer per key) on each watermark refresh; and a
    * bucket's state stays small (1M open entries are about 1,000 per bucket, 95 KB), which matters
-   * on Spark streaming, whose {@code MapState} is one coded value per key that every access
-   * decodes whole.
+   * on Spark streaming, whose {@code MapState} is one coded value per key that every access decodes
+   * whole.
    */
   public static final int DEFAULT_BUCKETS = 1024;
 
@@ -193,18 +194,21 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return new PairEvents(
         new Settings(
-            timeout, settings.allowedLateness(), settings.expiry(), settings.processingGrace(),
-            settings.buckets(), settings.emitMatches(),
+            timeout,
+            settings.allowedLateness(),
+            settings.expiry(),
+            settings.processingGrace(),
+            settings.buckets(),
+            settings.emitMatches(),
             settings.watermarkSource()));
   }
 
   /**
    * How far behind the input watermark an event's time may be and still be paired; a later event
-   * goes to {@link #LATE}. Must be &gt;= 0. Default: the timeout, because an event later than
-   * that has, in all but edge cases, missed the entry its partner opened (it expired when the
-   * watermark passed the partner's time plus the timeout); pairing it would report a merely late
-   * record as MISSING_*, while {@link #LATE} says what happened. Ignored with {@link
-   * Expiry#PROCESSING_TIME}.
+   * goes to {@link #LATE}. Must be &gt;= 0. Default: the timeout, because an event later than that
+   * has, in all but edge cases, missed the entry its partner opened (it expired when the watermark
+   * passed the partner's time plus the timeout); pairing it would report a merely late record as
+   * MISSING_*, while {@link #LATE} says what happened. Ignored with {@link Expiry#PROCESSING_TIME}.
    */
   public PairEvents withAllowedLateness(Duration allowedLateness) {
     Objects.requireNonNull(allowedLateness, "allowedLateness");
@@ -213,22 +217,30 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return new PairEvents(
         new Settings(
-            settings.timeout(), allowedLateness, settings.expiry(), settings.processingGrace(),
-            settings.buckets(), settings.emitMatches(),
+            settings.timeout(),
+            allowedLateness,
+            settings.expiry(),
+            settings.processingGrace(),
+            settings.buckets(),
+            settings.emitMatches(),
             settings.watermarkSource()));
   }
 
   /**
-   * Which clock expires an entry. Default {@link Expiry#EVENT_TIME}. {@link
-   * Expiry#PROCESSING_TIME} makes verdicts depend on wall-clock timing; it needs an unbounded
-   * input and turns lateness detection off.
+   * Which clock expires an entry. Default {@link Expiry#EVENT_TIME}. {@link Expiry#PROCESSING_TIME}
+   * makes verdicts depend on wall-clock timing; it needs an unbounded input and turns lateness
+   * detection off.
    */
   public PairEvents withExpiry(Expiry expiry) {
     Objects.requireNonNull(expiry, "expiry");
     return new PairEvents(
         new Settings(
-            settings.timeout(), settings.allowedLateness(), expiry, settings.processingGrace(),
-            settings.buckets(), settings.emitMatches(),
+            settings.timeout(),
+            settings.allowedLateness(),
+            expiry,
+            settings.processingGrace(),
+            settings.buckets(),
+            settings.emitMatches(),
             settings.watermarkSource()));
   }
 
@@ -243,8 +255,12 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
     }
     return new PairEvents(
         new Settings(
-            settings.timeout(), settings.allowedLateness(), settings.expiry(), processingGrace,
-            settings.buckets(), settings.emitMatches(),
+            settings.timeout(),
+            settings.allowedLateness(),
+            settings.expiry(),
+            processingGrace,
+            settings.buckets(),
+            settings.emitMatches(),
             settings.watermarkSource()));
   }
 
@@ -267,26 +283,30 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
    * Whether a MATCH verdict that supersedes nothing goes to {@link #VERDICTS}. Default true. Off,
    * such a verdict is only counted (metric {@value #METRIC_MATCH}), for a pipeline that stores
    * differences only: it does not carry every matching pair on (the classic SparkRunner persists
-   * this transform's whole output in batch, and MATCHes are most of it). A MATCH that supersedes
-   * an earlier verdict is always emitted: it corrects what was reported. Set from {@code
+   * this transform's whole output in batch, and MATCHes are most of it). A MATCH that supersedes an
+   * earlier verdict is always emitted: it corrects what was reported. Set from {@code
    * --emitMatches}.
    */
   public PairEvents withEmitMatches(boolean emitMatches) {
     return new PairEvents(
         new Settings(
-            settings.timeout(), settings.allowedLateness(), settings.expiry(),
-            settings.processingGrace(), settings.buckets(), emitMatches,
+            settings.timeout(),
+            settings.allowedLateness(),
+            settings.expiry(),
+            settings.processingGrace(),
+            settings.buckets(),
+            emitMatches,
             settings.watermarkSource()));
   }
 
   /**
    * With {@link Expiry#EVENT_TIME} on an unbounded input: read the input watermark from {@code
    * source} instead of from event-time timers, for a runner that tracks the watermark but rejects
-   * event-time timers in stateful DoFns (Beam's classic SparkRunner in streaming mode, whose
-   * runner module provides one: {@link WatermarkSource#forRunner}). Entries then expire, and late
-   * events are detected, exactly as with event-time timers, in the runner's next call of the
-   * bucket after the watermark passed them; a processing-time timer only provides that call.
-   * Ignored for a bounded input and with {@link Expiry#PROCESSING_TIME}.
+   * event-time timers in stateful DoFns (Beam's classic SparkRunner in streaming mode, whose runner
+   * module provides one: {@link WatermarkSource#forRunner}). Entries then expire, and late events
+   * are detected, exactly as with event-time timers, in the runner's next call of the bucket after
+   * the watermark passed them; a processing-time timer only provides that call. Ignored for a
+   * bounded input and with {@link Expiry#PROCESSING_TIME}.
    */
   public PairEvents withWatermarkSource(WatermarkSource source) {
     Objects.requireNonNull(source, "watermarkSource");
@@ -357,7 +377,9 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
         .add(DisplayData.item("expiry", getExpiry().name()).withLabel("Expiry clock"))
         .add(DisplayData.item("buckets", getBuckets()).withLabel("Pairing buckets"))
         // The display key is part of the pipeline graph runners are given: it keeps its name.
-        .add(DisplayData.item("plainMatches", getEmitMatches()).withLabel("Plain MATCH verdicts emitted"))
+        .add(
+            DisplayData.item("plainMatches", getEmitMatches())
+                .withLabel("Plain MATCH verdicts emitted"))
         .add(
             getExpiry() == Expiry.EVENT_TIME
                 ? DisplayData.item("allowedLateness", getAllowedLateness())
@@ -374,7 +396,8 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
           "PairEvents needs input in the global window (an entry spans window boundaries), got "
               + windowFn);
     }
-    if (getExpiry() == Expiry.PROCESSING_TIME && input.isBounded() == PCollection.IsBounded.BOUNDED) {
+    if (getExpiry() == Expiry.PROCESSING_TIME
+        && input.isBounded() == PCollection.IsBounded.BOUNDED) {
       // Runners need not fire processing-time timers once a bounded input is done (the
       // DirectRunner does not), so entries open at the end would never report MISSING.
       throw new IllegalArgumentException(
@@ -420,11 +443,9 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
             case EVENT_TIME ->
                 bounded
                     ? new SortedBoundedExpiry(rules, getEmitMatches())
-                    : new EventTimeExpiry(
-                        rules, getAllowedLateness(), getEmitMatches());
+                    : new EventTimeExpiry(rules, getAllowedLateness(), getEmitMatches());
             case PROCESSING_TIME ->
-                new ProcessingTimeExpiry(
-                    rules, getProcessingGrace(), getEmitMatches());
+                new ProcessingTimeExpiry(rules, getProcessingGrace(), getEmitMatches());
           };
       outputs = keyed.apply("PairInBuckets", ParDo.of(fn).withOutputTags(MISMATCHES, others));
     }
@@ -448,13 +469,12 @@ public final class PairEvents extends PTransform<PCollection<EventRef>, PCollect
 
   /**
    * The allowed lateness the polled pairing's input carries (its outputs get the input's back; no
-   * step is added for either).
-   * Beam's classic SparkRunner calls a stateful DoFn's processing-time timers in two places: in a
-   * loop while the call's output is collected, and once more after it was collected ({@code
-   * TimerUtils.triggerExpiredTimers}), where what a timer outputs is lost. That second pass only
-   * takes timers due before now minus the input's allowed lateness; with this lateness it takes
-   * none, so every callback runs in the loop and its verdicts reach the outputs. The global
-   * window never expires, so the lateness changes nothing else for the pairing.
+   * step is added for either). Beam's classic SparkRunner calls a stateful DoFn's processing-time
+   * timers in two places: in a loop while the call's output is collected, and once more after it
+   * was collected ({@code TimerUtils.triggerExpiredTimers}), where what a timer outputs is lost.
+   * That second pass only takes timers due before now minus the input's allowed lateness; with this
+   * lateness it takes none, so every callback runs in the loop and its verdicts reach the outputs.
+   * The global window never expires, so the lateness changes nothing else for the pairing.
    */
   static final Duration NO_TIMER_SWEEP = Duration.standardDays(365L * 10_000);
 }

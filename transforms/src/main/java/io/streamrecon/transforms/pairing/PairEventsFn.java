@@ -31,9 +31,9 @@ import org.joda.time.Instant;
  * <p><b>Kept per bucket</b>:
  *
  * <ul>
- *   <li>{@value #ENTRIES_STATE}: a {@link MapState} natural id → open {@link PairingEntry} (t0,
- *       due time, at most one kept event per side as metadata; the id is the map key and is not
- *       stored again).
+ *   <li>{@value #ENTRIES_STATE}: a {@link MapState} natural id → open {@link PairingEntry} (t0, due
+ *       time, at most one kept event per side as metadata; the id is the map key and is not stored
+ *       again).
  *   <li>{@value #SLOTS_STATE}: the expiry index, a {@link MapState} slot → {@link ExpirySlot} (the
  *       ids falling due within that slot and their exact due times). A slot is a {@code grain} of
  *       time, 1/16 of the timeout (or processing grace), so a bucket has few live slots.
@@ -56,10 +56,10 @@ import org.joda.time.Instant;
  *
  * <p><b>Firing</b>: the timer fires at the earliest due time. The callback walks the index from
  * that slot, reads only the slots whose time has come, expires the entries of those slots that are
- * due (due at or before the firing time, or before the current input watermark or processing
- * time), and re-sets the timer at the earliest remaining due time, found in the first slot still
- * holding an id (empty slots between are skipped by the walk, up to {@link BucketClock#lastSlot}).
- * It never reads the whole bucket.
+ * due (due at or before the firing time, or before the current input watermark or processing time),
+ * and re-sets the timer at the earliest remaining due time, found in the first slot still holding
+ * an id (empty slots between are skipped by the walk, up to {@link BucketClock#lastSlot}). It never
+ * reads the whole bucket.
  *
  * <p><b>Stale timers</b>: some runners (Flink 1.19 with Beam 2.70) still fire a timer that was
  * re-set. The clock stores the target the live timer was set for, and {@code @OnTimer} ignores a
@@ -70,10 +70,9 @@ import org.joda.time.Instant;
  * streaming mode"), and because {@code @RequiresTimeSortedInput} is a property of the method. The
  * one for that Spark mode ({@link PolledWatermarkExpiry}) keeps one more state, {@value
  * #TICK_STATE}, and sets its timer to be called back rather than at the due time. The one for
- * bounded input ({@link SortedBoundedExpiry}) keeps the bucket's events of the latest event time
- * in {@value #TIES_STATE} with a timer {@value #TIES_TIMER} at that time, and applies them in
- * {@link SameTimeOrder} once the next event time or the watermark passes it; they are cleared
- * then.
+ * bounded input ({@link SortedBoundedExpiry}) keeps the bucket's events of the latest event time in
+ * {@value #TIES_STATE} with a timer {@value #TIES_TIMER} at that time, and applies them in {@link
+ * SameTimeOrder} once the next event time or the watermark passes it; they are cleared then.
  *
  * <p><b>Output timestamps</b>: verdicts from {@code @ProcessElement} carry the element timestamp.
  * The timer's output timestamp (its watermark hold) is, when set from an element, {@code max(t0 +
@@ -111,10 +110,11 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
 
   final PairingRules rules;
   private final long grainMillis;
+
   /**
    * Whether MATCH verdicts that supersede nothing are emitted (else only counted): {@code
-   * emitMatches}. The field keeps its name because it is part of this DoFn's serialized form,
-   * which a Spark Streaming checkpoint holds.
+   * emitMatches}. The field keeps its name because it is part of this DoFn's serialized form, which
+   * a Spark Streaming checkpoint holds.
    */
   private final boolean plainMatches;
 
@@ -177,10 +177,10 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
   }
 
   /**
-   * Applies the rules to one event that is not late and stores the result. {@code watermark} is
-   * the input watermark, or {@code null} where it cannot be read or does not apply: an entry whose
-   * due time the watermark has already passed is finished before the event is applied, even if
-   * the bucket's timer has not fired yet, so the outcome does not depend on that race.
+   * Applies the rules to one event that is not late and stores the result. {@code watermark} is the
+   * input watermark, or {@code null} where it cannot be read or does not apply: an entry whose due
+   * time the watermark has already passed is finished before the event is applied, even if the
+   * bucket's timer has not fired yet, so the outcome does not depend on that race.
    */
   final void pair(
       EventRef event,
@@ -233,7 +233,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
   }
 
   /** Adds {@code naturalId} to the slot of its due time, moving the timer earlier if needed. */
-  private void index(Bucket bucket, String naturalId, PairingEntry entry, Instant elementTimestamp) {
+  private void index(
+      Bucket bucket, String naturalId, PairingEntry entry, Instant elementTimestamp) {
     Instant due = entry.timerTarget();
     long slot = BucketClock.slotOf(due, grainMillis);
     ExpirySlot current = bucket.slots().get(slot);
@@ -279,8 +280,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
 
   /**
    * Expires every entry of the bucket due at or before {@code dueBy}, or before {@code now}, and
-   * moves the clock (and, through {@link #armTimer}, the timer) to the next due time. Returns
-   * true when the bucket is empty afterwards (its state then cleared).
+   * moves the clock (and, through {@link #armTimer}, the timer) to the next due time. Returns true
+   * when the bucket is empty afterwards (its state then cleared).
    */
   final boolean sweep(
       BucketClock clock, Instant dueBy, Instant now, Bucket bucket, MultiOutputReceiver out) {
@@ -321,8 +322,9 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
             remaining.put(naturalId, notBefore.getMillis());
           } else {
             ExpirySlot target = bucket.slots().get(to);
-            bucket.slots().put(
-                to, (target == null ? ExpirySlot.EMPTY : target).with(naturalId, notBefore));
+            bucket
+                .slots()
+                .put(to, (target == null ? ExpirySlot.EMPTY : target).with(naturalId, notBefore));
             lastSlot = Math.max(lastSlot, to);
           }
           postponed = Map.entry(naturalId, notBefore.getMillis());
@@ -363,8 +365,8 @@ abstract class PairEventsFn<InputT> extends DoFn<KV<Integer, InputT>, Verdict> {
   }
 
   /**
-   * Sets the bucket's timer for its earliest due time {@code due}, holding output at {@code
-   * hold}. A variant whose timer does not fire at the due time overrides this.
+   * Sets the bucket's timer for its earliest due time {@code due}, holding output at {@code hold}.
+   * A variant whose timer does not fire at the due time overrides this.
    */
   void armTimer(Bucket bucket, Instant due, Instant hold) {
     bucket.expiry().withOutputTimestamp(hold).set(due);

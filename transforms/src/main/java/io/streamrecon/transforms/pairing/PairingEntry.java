@@ -15,8 +15,7 @@ import org.joda.time.Instant;
  * <p>{@code source} and {@code target} are {@code null} for a side with no event yet; an entry
  * always keeps at least one event, since it is opened by one and removed as a whole.
  */
-record PairingEntry(
-    Instant t0, Instant timerTarget, EventRef source, EventRef target) {
+record PairingEntry(Instant t0, Instant timerTarget, EventRef source, EventRef target) {
 
   /**
    * The natural id kept events carry after {@link PairingEntryCoder} decoded them: the state is
@@ -71,7 +70,9 @@ record PairingEntry(
     return new PairingEntry(t0, newTimerTarget, source, target);
   }
 
-  /** This entry with every kept event (and its pointer's fallback key) carrying {@code naturalId}. */
+  /**
+   * This entry with every kept event (and its pointer's fallback key) carrying {@code naturalId}.
+   */
   PairingEntry forKey(String naturalId) {
     return new PairingEntry(t0, timerTarget, rebind(source, naturalId), rebind(target, naturalId));
   }

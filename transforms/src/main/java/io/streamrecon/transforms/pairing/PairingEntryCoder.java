@@ -14,15 +14,15 @@ import org.apache.beam.sdk.util.VarInt;
 import org.joda.time.Instant;
 
 /**
- * State coder for {@link PairingEntry}. The entry is stored under its natural id (a map key), so the
- * id is not written again: kept events come back carrying {@link PairingEntry#UNBOUND_ID} until
+ * State coder for {@link PairingEntry}. The entry is stored under its natural id (a map key), so
+ * the id is not written again: kept events come back carrying {@link PairingEntry#UNBOUND_ID} until
  * {@link PairingEntry#forKey} rebinds them. Layout: a flag byte (bit 0 source kept, bit 1 target
  * kept), {@code t0} as zig-zag varint millis, the timer target as a zig-zag varint offset from
  * {@code t0} (3 bytes for a 10 minute timeout), then per kept event: its event time as an offset
  * from {@code t0} (1 byte when it opened the entry), its hash (33 bytes for a SHA-256), the
- * pointer's table version, data file (19 bytes for a {@code DeltaLakeIO} file) and row. The side
- * is implied by the flag. One kept event with a {@code DeltaLakeIO} pointer is 69 bytes in all
- * ({@code PairingEntryCoderTest}).
+ * pointer's table version, data file (19 bytes for a {@code DeltaLakeIO} file) and row. The side is
+ * implied by the flag. One kept event with a {@code DeltaLakeIO} pointer is 69 bytes in all ({@code
+ * PairingEntryCoderTest}).
  */
 final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
   private static final PairingEntryCoder INSTANCE = new PairingEntryCoder();
@@ -38,7 +38,8 @@ final class PairingEntryCoder extends AtomicCoder<PairingEntry> {
   @Override
   public void encode(PairingEntry value, OutputStream out) throws IOException {
     GrowableBytes buf = new GrowableBytes(160);
-    buf.write((value.source() == null ? 0 : HAS_SOURCE) | (value.target() == null ? 0 : HAS_TARGET));
+    buf.write(
+        (value.source() == null ? 0 : HAS_SOURCE) | (value.target() == null ? 0 : HAS_TARGET));
     long t0 = value.t0().getMillis();
     writeZigZag(t0, buf);
     writeZigZag(value.timerTarget().getMillis() - t0, buf);

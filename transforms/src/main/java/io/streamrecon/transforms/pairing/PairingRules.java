@@ -107,7 +107,10 @@ final class PairingRules implements Serializable {
     return step.build();
   }
 
-  /** Whether {@code a} is a newer version than {@code b}: later event time, on a tie the greater hash. */
+  /**
+   * Whether {@code a} is a newer version than {@code b}: later event time, on a tie the greater
+   * hash.
+   */
   static boolean isNewer(EventRef a, EventRef b) {
     int byTime = a.eventTime().compareTo(b.eventTime());
     return byTime != 0 ? byTime > 0 : a.sha256().compareTo(b.sha256()) > 0;
@@ -128,8 +131,8 @@ final class PairingRules implements Serializable {
 
   /**
    * The outcome of one rule application: verdicts to emit in order, the entry to keep ({@code
-   * null}: clear the state), whether a new entry was opened (its expiry timer must be set), and
-   * the counts. {@code eventsInVerdicts} counts each event once, the first time it is part of an
+   * null}: clear the state), whether a new entry was opened (its expiry timer must be set), and the
+   * counts. {@code eventsInVerdicts} counts each event once, the first time it is part of an
    * emitted verdict, so that events in = late + duplicates + superseded + eventsInVerdicts + events
    * still kept.
    */
@@ -146,7 +149,9 @@ final class PairingRules implements Serializable {
       verdicts = List.copyOf(verdicts);
     }
 
-    /** This step followed by {@code next}: verdicts in order, {@code next}'s entry, counts summed. */
+    /**
+     * This step followed by {@code next}: verdicts in order, {@code next}'s entry, counts summed.
+     */
     Step then(Step next) {
       List<Verdict> all = new ArrayList<>(verdicts);
       all.addAll(next.verdicts);

@@ -28,41 +28,40 @@ import org.joda.time.Instant;
 /**
  * Expiry by event time where the runner gives stateful DoFns no event-time timers but tracks the
  * watermark itself (Beam's classic SparkRunner in streaming mode): the watermark is read from a
- * {@link WatermarkSource} on every call, and a processing-time timer ({@value #EXPIRY_TIMER})
- * only calls the bucket back, once per micro-batch on Spark, to compare it with the bucket's
- * earliest due time. An entry expires when that watermark passes {@code t0 + timeout}, and an
- * event later than it by more than the allowed lateness goes to {@link PairEvents#LATE}, as with
- * {@link EventTimeExpiry}; how long a batch took or how late a partner was read in wall-clock
- * time changes nothing.
+ * {@link WatermarkSource} on every call, and a processing-time timer ({@value #EXPIRY_TIMER}) only
+ * calls the bucket back, once per micro-batch on Spark, to compare it with the bucket's earliest
+ * due time. An entry expires when that watermark passes {@code t0 + timeout}, and an event later
+ * than it by more than the allowed lateness goes to {@link PairEvents#LATE}, as with {@link
+ * EventTimeExpiry}; how long a batch took or how late a partner was read in wall-clock time changes
+ * nothing.
  *
  * <p><b>Kept per bucket</b>, besides the entries, index and clock of every variant: {@value
  * #TICK_STATE}, a {@link WatermarkTick} (the processing time the live timer is set for, and the
- * latest watermark the bucket saw). It is written when the bucket's first entry opens and
- * cleared with the rest of the bucket's state when its last entry expires; an empty bucket keeps
- * no state and no timer. The entries and the index are each held as one value ({@link
- * BucketMap#loaded}) and written once per call, because that runner's map state codes the whole
- * map on every access; their coder ({@link WholeMapCoder}) keeps each entry's bytes and the
- * last map a bucket wrote, so that a call codes only the entries it changed.
+ * latest watermark the bucket saw). It is written when the bucket's first entry opens and cleared
+ * with the rest of the bucket's state when its last entry expires; an empty bucket keeps no state
+ * and no timer. The entries and the index are each held as one value ({@link BucketMap#loaded}) and
+ * written once per call, because that runner's map state codes the whole map on every access; their
+ * coder ({@link WholeMapCoder}) keeps each entry's bytes and the last map a bucket wrote, so that a
+ * call codes only the entries it changed.
  *
  * <p><b>Input</b>: a bucket's events of a bundle gathered into one element ({@link
- * GatherBucketsFn}), because that runner makes one call, with the bucket's state loaded and
- * stored, per element.
+ * GatherBucketsFn}), because that runner makes one call, with the bucket's state loaded and stored,
+ * per element.
  *
- * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every
- * firing while the bucket holds entries. A firing for another time than the tick's target is
- * stale and ignored (counted as {@code stale_timer_firings}); a watermark reading older than one
- * the bucket already saw is ignored (counted as {@code stale_watermarks}), so the watermark a
- * bucket acts on never goes back. A firing with no entry due only re-sets the timer.
+ * <p><b>Firings</b>: the timer is re-set a {@link #TICK} of processing time ahead at every firing
+ * while the bucket holds entries. A firing for another time than the tick's target is stale and
+ * ignored (counted as {@code stale_timer_firings}); a watermark reading older than one the bucket
+ * already saw is ignored (counted as {@code stale_watermarks}), so the watermark a bucket acts on
+ * never goes back. A firing with no entry due only re-sets the timer.
  */
-final class PolledWatermarkExpiry
-    extends PairEventsFn<List<TimestampedValue<EventRef>>> {
+final class PolledWatermarkExpiry extends PairEventsFn<List<TimestampedValue<EventRef>>> {
   private static final long serialVersionUID = 1L;
 
   /**
-   * How far ahead the callback timer is set: short, so that on Spark it is due at the bucket's
-   * next micro-batch whatever the batch interval, and the bucket expires its entries in the
-   * batch after the watermark passed them. Spark fires it again in the same call only if the
-   * call outlasts it, and such a firing sees the same watermark and only re-sets the timer.
+   * How far ahead the callback timer is set: short, so that on Spark it is due at the bucket's next
+   * micro-batch whatever the batch interval, and the bucket expires its entries in the batch after
+   * the watermark passed them. Spark fires it again in the same call only if the call outlasts it,
+   * and such a firing sees the same watermark and only re-sets the timer.
    */
   static final Duration TICK = Duration.millis(1);
 
@@ -167,13 +166,12 @@ final class PolledWatermarkExpiry
       ValueState<BucketClock> clock,
       Timer expiry,
       ValueState<WatermarkTick> tick) {
-    return new Bucket(
-        BucketMap.loaded(entries), BucketMap.loaded(slots), clock, expiry, tick);
+    return new Bucket(BucketMap.loaded(entries), BucketMap.loaded(slots), clock, expiry, tick);
   }
 
   /**
-   * One callback: expires the entries the watermark has passed, then calls the bucket back
-   * again, or clears it when it is empty.
+   * One callback: expires the entries the watermark has passed, then calls the bucket back again,
+   * or clears it when it is empty.
    */
   void poll(Instant fireTimestamp, Instant heldAt, Bucket bucket, MultiOutputReceiver out) {
     WatermarkTick current = bucket.tick().read();

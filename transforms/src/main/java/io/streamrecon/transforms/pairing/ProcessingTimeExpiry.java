@@ -12,26 +12,25 @@ import org.apache.beam.sdk.state.Timer;
 import org.apache.beam.sdk.state.TimerSpec;
 import org.apache.beam.sdk.state.TimerSpecs;
 import org.apache.beam.sdk.state.ValueState;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.values.KV;
 import org.joda.time.Duration;
 import org.joda.time.Instant;
 
 /**
- * Expiry by wall clock: an entry expires {@code grace} of processing time after its natural
- * id's last event (its due time moves on every event, and with it its index entry; the bucket's
- * timer stays at the earliest due time, which only ever comes earlier). Declares no event-time
- * timer, so it runs where event-time timers are rejected (Spark streaming). The watermark cannot
- * be read without an event-time timer, so lateness detection is off here: no event goes to
- * {@link PairEvents#LATE}. Rules 2–5 still compare event times.
+ * Expiry by wall clock: an entry expires {@code grace} of processing time after its natural id's
+ * last event (its due time moves on every event, and with it its index entry; the bucket's timer
+ * stays at the earliest due time, which only ever comes earlier). Declares no event-time timer, so
+ * it runs where event-time timers are rejected (Spark streaming). The watermark cannot be read
+ * without an event-time timer, so lateness detection is off here: no event goes to {@link
+ * PairEvents#LATE}. Rules 2–5 still compare event times.
  *
- * <p><b>Downtime does not count.</b> A job restored from its checkpoint after a crash finds
- * entries whose grace ran out while it was down, and their partners may still wait in Kafka
- * behind the restored position. So in each JVM, no entry expires before {@code grace} has passed
- * since this DoFn's first call there: entries due earlier move to that time (counted as {@value
- * PairEvents#METRIC_EXPIRIES_POSTPONED}). A fresh job is not affected, as its entries are all due
- * a grace after their events. The first call is kept per DoFn (a UUID that serialized copies
- * share) for the life of the JVM, so new DoFn instances per micro-batch do not start it again.
+ * <p><b>Downtime does not count.</b> A job restored from its checkpoint after a crash finds entries
+ * whose grace ran out while it was down, and their partners may still wait in Kafka behind the
+ * restored position. So in each JVM, no entry expires before {@code grace} has passed since this
+ * DoFn's first call there: entries due earlier move to that time (counted as {@value
+ * PairEvents#METRIC_EXPIRIES_POSTPONED}). A fresh job is not affected, as its entries are all due a
+ * grace after their events. The first call is kept per DoFn (a UUID that serialized copies share)
+ * for the life of the JVM, so new DoFn instances per micro-batch do not start it again.
  */
 final class ProcessingTimeExpiry extends PairEventsFn<EventRef> {
   private static final long serialVersionUID = 1L;

@@ -14,10 +14,10 @@ import java.util.function.Function;
  *
  * <p>Ids are taken in natural-id order. Within an id, when its open entry keeps an event of one
  * side only, that side's events go first: a new version of the kept side replaces it before the
- * other side is compared, so a pair whose both sides moved to one version at one instant gives
- * one verdict against the new version rather than a verdict against the old one that another then
- * supersedes. Otherwise source events go first. Ties within a side are broken by hash and then
- * by pointer, which makes the order total.
+ * other side is compared, so a pair whose both sides moved to one version at one instant gives one
+ * verdict against the new version rather than a verdict against the old one that another then
+ * supersedes. Otherwise source events go first. Ties within a side are broken by hash and then by
+ * pointer, which makes the order total.
  */
 final class SameTimeOrder {
   private static final Comparator<EventRef> WITHIN_SIDE =
@@ -29,8 +29,8 @@ final class SameTimeOrder {
   private SameTimeOrder() {}
 
   /**
-   * {@code events} (one event time, any ids) in the order to apply them, given each id's open
-   * entry before any of them ({@code null} for none).
+   * {@code events} (one event time, any ids) in the order to apply them, given each id's open entry
+   * before any of them ({@code null} for none).
    */
   static List<EventRef> sort(List<EventRef> events, Function<String, PairingEntry> openEntry) {
     List<EventRef> sorted = new ArrayList<>(events);

@@ -18,14 +18,13 @@ import org.apache.beam.sdk.values.TimestampedValue;
 import org.joda.time.Instant;
 
 /**
- * Event-time expiry for a bounded input, which the runner hands over sorted by event time per
- * key (here per bucket, which sorts each natural id's events too) with {@link
- * RequiresTimeSortedInput}. Rule 5 finishes an entry when an event lies more than the timeout
- * from t0, which is only right when a key's events come in event-time order; a batch runner
- * otherwise delivers them in any order (the SparkRunner split keys with many episodes into wrong
- * entries). A bounded input has no late data, and runners flush the sorted buffer when the
- * watermark has already jumped to its end, so this variant neither reads the watermark nor
- * checks lateness in {@code @ProcessElement}.
+ * Event-time expiry for a bounded input, which the runner hands over sorted by event time per key
+ * (here per bucket, which sorts each natural id's events too) with {@link RequiresTimeSortedInput}.
+ * Rule 5 finishes an entry when an event lies more than the timeout from t0, which is only right
+ * when a key's events come in event-time order; a batch runner otherwise delivers them in any order
+ * (the SparkRunner split keys with many episodes into wrong entries). A bounded input has no late
+ * data, and runners flush the sorted buffer when the watermark has already jumped to its end, so
+ * this variant neither reads the watermark nor checks lateness in {@code @ProcessElement}.
  */
 final class SortedBoundedExpiry extends PairEventsFn<EventRef> {
   private static final long serialVersionUID = 1L;
@@ -55,8 +54,8 @@ final class SortedBoundedExpiry extends PairEventsFn<EventRef> {
 
   /**
    * Holds the event until the bucket's events of its event time are all in (an event of a later
-   * time came, or the watermark passed it), then applies them in {@link SameTimeOrder}: the
-   * sort asked of the runner leaves equal times in arrival order.
+   * time came, or the watermark passed it), then applies them in {@link SameTimeOrder}: the sort
+   * asked of the runner leaves equal times in arrival order.
    */
   @RequiresTimeSortedInput
   @ProcessElement
@@ -121,8 +120,7 @@ final class SortedBoundedExpiry extends PairEventsFn<EventRef> {
     expire(context.fireTimestamp(), watermark, bucket, out);
   }
 
-  private static List<TimestampedValue<EventRef>> held(
-      BagState<TimestampedValue<EventRef>> ties) {
+  private static List<TimestampedValue<EventRef>> held(BagState<TimestampedValue<EventRef>> ties) {
     List<TimestampedValue<EventRef>> waiting = new ArrayList<>();
     ties.read().forEach(waiting::add);
     return waiting;

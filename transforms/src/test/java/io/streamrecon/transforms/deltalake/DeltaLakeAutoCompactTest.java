@@ -121,8 +121,7 @@ public class DeltaLakeAutoCompactTest {
                 Collectors.groupingBy(r -> (String) r.get("natural_id"), Collectors.counting()));
     assertEquals(all.size(), ids.size());
     assertEquals(List.of(1L), ids.values().stream().distinct().toList());
-    assertEquals(
-        all.stream().map(Event::naturalId).collect(Collectors.toSet()), ids.keySet());
+    assertEquals(all.stream().map(Event::naturalId).collect(Collectors.toSet()), ids.keySet());
   }
 
   /**
@@ -140,7 +139,8 @@ public class DeltaLakeAutoCompactTest {
           warehouse, "app", c, TestEvents.events(Side.SOURCE, "s" + c, 2, TestEvents.T0));
     }
     Configuration conf = new Configuration();
-    org.apache.hadoop.fs.Path root = DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS);
+    org.apache.hadoop.fs.Path root =
+        DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.RAW_EVENTS);
     io.delta.kernel.engine.Engine engine = DeltaLakeEngine.create(conf);
     DeltaLog log = DeltaLog.forTable(conf, root);
     List<AddFile> before = log.update().getAllFiles();

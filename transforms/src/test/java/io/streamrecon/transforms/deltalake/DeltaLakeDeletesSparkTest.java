@@ -7,8 +7,8 @@ import static org.junit.Assert.assertTrue;
 
 import io.streamrecon.deltalake.DeltaLakeLookup;
 import io.streamrecon.deltalake.DeltaLakeMaintenance;
-import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.deltalake.DeltaLakeSnapshot;
+import io.streamrecon.deltalake.DeltaLakeSnapshot.TableFile;
 import io.streamrecon.deltalake.DeltaLakeTables;
 import io.streamrecon.deltalake.DeltaSpark;
 import io.streamrecon.deltalake.PayloadReader;
@@ -28,8 +28,8 @@ import io.streamrecon.model.Status;
 import io.streamrecon.model.StoredEvent;
 import io.streamrecon.model.Verdict;
 import io.streamrecon.transforms.Diff;
-import io.streamrecon.transforms.ModelCoders.EventCoder;
 import io.streamrecon.transforms.ModelCoders;
+import io.streamrecon.transforms.ModelCoders.EventCoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -165,7 +165,8 @@ public class DeltaLakeDeletesSparkTest {
     // explain's lookup and show: the deleted rows are not there, their neighbours are.
     assertEquals(List.of(), DeltaLakeLookup.findRawEvents(warehouse, victim));
     assertEquals(2, DeltaLakeLookup.findRawEvents(warehouse, neighbour).size());
-    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    List<Map<String, Object>> rows =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     assertEquals(stored.size() - 2, rows.size());
     assertFalse(rows.stream().anyMatch(r -> victim.equals(r.get("natural_id"))));
 
@@ -247,21 +248,30 @@ public class DeltaLakeDeletesSparkTest {
     appendRun(warehouse, TestEvents.events(Side.SOURCE, "next", 5, TestEvents.T0));
     assertEquals(stored.size() - 2 + 5, sparkCount(warehouse, WarehouseTables.RAW_EVENTS, "true"));
     assertEquals(
-        0,
-        sparkCount(warehouse, WarehouseTables.RAW_EVENTS, "natural_id = '" + victim + "'"));
+        0, sparkCount(warehouse, WarehouseTables.RAW_EVENTS, "natural_id = '" + victim + "'"));
     assertEquals(
         Set.of(victim, neighbour),
-        spark.read().format("delta").load(warehouse + "/" + WarehouseTables.DELTAS)
+        spark
+            .read()
+            .format("delta")
+            .load(warehouse + "/" + WarehouseTables.DELTAS)
             .where("run_id = 'run-after-delete'")
-            .select("natural_id").collectAsList().stream()
+            .select("natural_id")
+            .collectAsList()
+            .stream()
             .map(r -> r.getString(0))
             .collect(Collectors.toCollection(TreeSet::new)));
     assertEquals(
         Set.of("SOURCE_PAYLOAD_DELETED", "TARGET_PAYLOAD_DELETED"),
-        spark.read().format("delta").load(warehouse + "/" + WarehouseTables.DELTAS)
+        spark
+            .read()
+            .format("delta")
+            .load(warehouse + "/" + WarehouseTables.DELTAS)
             .where("natural_id = '" + victim + "'")
             .selectExpr("explode(differences) AS d")
-            .selectExpr("d.kind").collectAsList().stream()
+            .selectExpr("d.kind")
+            .collectAsList()
+            .stream()
             .map(r -> r.getString(0))
             .collect(Collectors.toSet()));
   }

@@ -3,7 +3,6 @@ package io.streamrecon.transforms.deltalake;
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.lessThan;
-import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
@@ -29,6 +28,7 @@ import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.StoredPayload;
 import io.streamrecon.model.Verdict;
+import io.streamrecon.transforms.ModelCoders;
 import io.streamrecon.transforms.ModelCoders.DeadLetterCoder;
 import io.streamrecon.transforms.ModelCoders.DeltaRecordCoder;
 import io.streamrecon.transforms.ModelCoders.EventCoder;
@@ -36,7 +36,6 @@ import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.transforms.ModelCoders.LateEventCoder;
 import io.streamrecon.transforms.ModelCoders.PointerCoder;
 import io.streamrecon.transforms.ModelCoders.VerdictCoder;
-import io.streamrecon.transforms.ModelCoders;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -83,12 +82,12 @@ public class DeltaLakeIOTest {
 
   /**
    * A counter's committed value. Not the attempted one: the DirectRunner reports a bundle's
-   * attempted ("physical") metrics only after it has handed the bundle's result over
-   * ({@code DirectTransformExecutor.run} commits them in its {@code finally}, after {@code
-   * finishBundle} and {@code handleResult}), so for the last bundle of a pipeline they may arrive
-   * after {@code waitUntilFinish()} returned. Counters incremented in {@code @FinishBundle} (all of
-   * the lookup counters) then read 0. Committed metrics travel with the bundle's result and are
-   * complete when the pipeline is.
+   * attempted ("physical") metrics only after it has handed the bundle's result over ({@code
+   * DirectTransformExecutor.run} commits them in its {@code finally}, after {@code finishBundle}
+   * and {@code handleResult}), so for the last bundle of a pipeline they may arrive after {@code
+   * waitUntilFinish()} returned. Counters incremented in {@code @FinishBundle} (all of the lookup
+   * counters) then read 0. Committed metrics travel with the bundle's result and are complete when
+   * the pipeline is.
    */
   static long counter(PipelineResult result, String name) {
     MetricQueryResults metrics =
@@ -108,7 +107,8 @@ public class DeltaLakeIOTest {
   /** Element and its timestamp, to check output timestamps with PAssert. */
   static final class WithTimestamp extends DoFn<EventRef, String> {
     @ProcessElement
-    public void process(@Element EventRef ref, @Timestamp Instant timestamp, OutputReceiver<String> out) {
+    public void process(
+        @Element EventRef ref, @Timestamp Instant timestamp, OutputReceiver<String> out) {
       out.output(ref.side() + "/" + ref.naturalId() + "@" + timestamp.getMillis());
     }
   }
@@ -131,7 +131,10 @@ public class DeltaLakeIOTest {
             events.stream()
                 .map(e -> e.side() + "/" + e.naturalId() + "@" + e.eventTime().getMillis())
                 .toList());
-    PAssert.that(refs.apply("Versions", MapElements.into(TypeDescriptors.longs()).via(r -> r.pointer().tableVersion())))
+    PAssert.that(
+            refs.apply(
+                "Versions",
+                MapElements.into(TypeDescriptors.longs()).via(r -> r.pointer().tableVersion())))
         .satisfies(
             versions -> {
               versions.forEach(v -> assertEquals("one commit in batch", 0L, (long) v));
@@ -139,10 +142,14 @@ public class DeltaLakeIOTest {
             });
     // Every pointer, emitted after its commit, leads to its own event's payload.
     PAssert.that(
-            refs.apply("Pointers", MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
+            refs.apply(
+                    "Pointers",
+                    MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
                 .setCoder(PointerCoder.of())
                 .apply(DeltaLakeIO.lookup().withWarehouse(warehouse))
-                .apply("Describe", MapElements.into(TypeDescriptors.strings()).via(DeltaLakeIOTest::describe)))
+                .apply(
+                    "Describe",
+                    MapElements.into(TypeDescriptors.strings()).via(DeltaLakeIOTest::describe)))
         .containsInAnyOrder(
             events.stream()
                 .map(
@@ -158,11 +165,14 @@ public class DeltaLakeIOTest {
                 .toList());
     p.run().waitUntilFinish();
 
-    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    List<Map<String, Object>> rows =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     assertEquals(60, rows.size());
     assertEquals(
         Set.of("SOURCE 2024-03-01", "TARGET 2024-03-01", "TARGET 2024-03-02"),
-        rows.stream().map(r -> r.get("side") + " " + r.get("event_date")).collect(Collectors.toSet()));
+        rows.stream()
+            .map(r -> r.get("side") + " " + r.get("event_date"))
+            .collect(Collectors.toSet()));
     Map<String, Event> byId = events.stream().collect(Collectors.toMap(Event::naturalId, e -> e));
     for (Map<String, Object> row : rows) {
       Event e = byId.get((String) row.get("natural_id"));
@@ -176,7 +186,6 @@ public class DeltaLakeIOTest {
       assertEquals(e.origin().offset(), row.get("origin_offset"));
       assertEquals("run-1", row.get("run_id"));
     }
-
   }
 
   /**
@@ -220,19 +229,29 @@ public class DeltaLakeIOTest {
                 .map(e -> e.side() + "/" + e.naturalId() + "@" + e.eventTime().getMillis())
                 .toList());
     PAssert.that(
-            refs.apply("Pointers", MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
+            refs.apply(
+                    "Pointers",
+                    MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
                 .setCoder(PointerCoder.of())
                 .apply(DeltaLakeIO.lookup().withWarehouse(warehouse))
-                .apply("Payloads", MapElements.into(TypeDescriptors.strings())
-                    .via(s -> s.pointer().naturalId() + "=" + new String(s.payload(), StandardCharsets.UTF_8))))
+                .apply(
+                    "Payloads",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(
+                            s ->
+                                s.pointer().naturalId()
+                                    + "="
+                                    + new String(s.payload(), StandardCharsets.UTF_8))))
         .containsInAnyOrder(
             events.stream()
                 .map(e -> e.naturalId() + "=" + new String(e.payload(), StandardCharsets.UTF_8))
                 .toList());
-    PAssert.that(written.get(DeltaLakeIO.FromParsedInputs.DEAD_LETTERS)).containsInAnyOrder(deadLetters);
+    PAssert.that(written.get(DeltaLakeIO.FromParsedInputs.DEAD_LETTERS))
+        .containsInAnyOrder(deadLetters);
     p.run().waitUntilFinish();
 
-    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    List<Map<String, Object>> rows =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     assertEquals(
         events.stream().map(Event::naturalId).collect(Collectors.toSet()),
         rows.stream().map(r -> (String) r.get("natural_id")).collect(Collectors.toSet()));
@@ -240,8 +259,8 @@ public class DeltaLakeIOTest {
   }
 
   /**
-   * A restarted job (same writer id) replays a pane with another composition: records stored by
-   * the first attempt are not stored again, are counted, and their pointers lead to the stored row.
+   * A restarted job (same writer id) replays a pane with another composition: records stored by the
+   * first attempt are not stored again, are counted, and their pointers lead to the stored row.
    */
   @Test
   public void aReplayedPaneOfTheSameWriterStoresEachRecordOnce() throws Exception {
@@ -250,15 +269,27 @@ public class DeltaLakeIOTest {
 
     org.apache.beam.sdk.Pipeline first = org.apache.beam.sdk.Pipeline.create();
     first
-        .apply("Events", Create.timestamped(timestamped(events.subList(0, 25))).withCoder(EventCoder.of()))
-        .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-1").withWriterId("job-7"));
+        .apply(
+            "Events",
+            Create.timestamped(timestamped(events.subList(0, 25))).withCoder(EventCoder.of()))
+        .apply(
+            DeltaLakeIO.writeRawEvents()
+                .withWarehouse(warehouse)
+                .withRunId("run-1")
+                .withWriterId("job-7"));
     first.run().waitUntilFinish();
     assertEquals(25, DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS).size());
 
     // The replay: another run id (a new process), the same writer id, records 10..39.
     PCollection<EventRef> refs =
-        p.apply("Events", Create.timestamped(timestamped(events.subList(10, 40))).withCoder(EventCoder.of()))
-            .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-2").withWriterId("job-7"));
+        p.apply(
+                "Events",
+                Create.timestamped(timestamped(events.subList(10, 40))).withCoder(EventCoder.of()))
+            .apply(
+                DeltaLakeIO.writeRawEvents()
+                    .withWarehouse(warehouse)
+                    .withRunId("run-2")
+                    .withWriterId("job-7"));
     HashMap<String, Long> expectedVersion = new HashMap<>();
     for (int i = 10; i < 40; i++) {
       expectedVersion.put(events.get(i).naturalId(), i < 25 ? 0L : 1L);
@@ -269,13 +300,23 @@ public class DeltaLakeIOTest {
                 MapElements.into(TypeDescriptors.strings())
                     .via(r -> r.naturalId() + "@v" + r.pointer().tableVersion())))
         .containsInAnyOrder(
-            expectedVersion.entrySet().stream().map(e -> e.getKey() + "@v" + e.getValue()).toList());
+            expectedVersion.entrySet().stream()
+                .map(e -> e.getKey() + "@v" + e.getValue())
+                .toList());
     PAssert.that(
-            refs.apply("Pointers", MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
+            refs.apply(
+                    "Pointers",
+                    MapElements.into(TypeDescriptor.of(Pointer.class)).via(EventRef::pointer))
                 .setCoder(PointerCoder.of())
                 .apply(DeltaLakeIO.lookup().withWarehouse(warehouse))
-                .apply("Payloads", MapElements.into(TypeDescriptors.strings())
-                    .via(sp -> sp.pointer().naturalId() + "=" + new String(sp.payload(), StandardCharsets.UTF_8))))
+                .apply(
+                    "Payloads",
+                    MapElements.into(TypeDescriptors.strings())
+                        .via(
+                            sp ->
+                                sp.pointer().naturalId()
+                                    + "="
+                                    + new String(sp.payload(), StandardCharsets.UTF_8))))
         .containsInAnyOrder(
             events.subList(10, 40).stream()
                 .map(e -> e.naturalId() + "=" + new String(e.payload(), StandardCharsets.UTF_8))
@@ -283,8 +324,10 @@ public class DeltaLakeIOTest {
     PipelineResult result = p.run();
     result.waitUntilFinish();
 
-    assertEquals(15, counter(result, CommitFiles.recognisedCounterName(WarehouseTables.RAW_EVENTS)));
-    List<Map<String, Object>> rows = DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
+    assertEquals(
+        15, counter(result, CommitFiles.recognisedCounterName(WarehouseTables.RAW_EVENTS)));
+    List<Map<String, Object>> rows =
+        DeltaLakeTables.readRows(warehouse, WarehouseTables.RAW_EVENTS);
     assertEquals(40, rows.size());
     assertEquals(40, rows.stream().map(r -> r.get("origin_offset")).distinct().count());
   }
@@ -312,8 +355,9 @@ public class DeltaLakeIOTest {
     String warehouse = tmp.getRoot().getPath();
     org.apache.beam.sdk.Pipeline bounded = org.apache.beam.sdk.Pipeline.create();
     bounded
-        .apply(Create.timestamped(timestamped(TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0)))
-            .withCoder(EventCoder.of()))
+        .apply(
+            Create.timestamped(timestamped(TestEvents.events(Side.SOURCE, "b", 2, TestEvents.T0)))
+                .withCoder(EventCoder.of()))
         .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-1"));
     assertEquals(CommitFiles.SplittableExpandPointersFn.class, fnOfStep(bounded, "ExpandPointers"));
 
@@ -343,12 +387,18 @@ public class DeltaLakeIOTest {
     org.apache.beam.sdk.Pipeline pipeline = org.apache.beam.sdk.Pipeline.create();
     pipeline
         .apply(Create.empty(EventCoder.of()))
-        .apply(DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("r").withWriterId("job-1").withStableInput(true));
+        .apply(
+            DeltaLakeIO.writeRawEvents()
+                .withWarehouse(warehouse)
+                .withRunId("r")
+                .withWriterId("job-1")
+                .withStableInput(true));
     List<String> fns = new ArrayList<>();
     pipeline.traverseTopologically(
         new org.apache.beam.sdk.Pipeline.PipelineVisitor.Defaults() {
           @Override
-          public void visitPrimitiveTransform(org.apache.beam.sdk.runners.TransformHierarchy.Node node) {
+          public void visitPrimitiveTransform(
+              org.apache.beam.sdk.runners.TransformHierarchy.Node node) {
             if (node.getTransform() instanceof ParDo.MultiOutput<?, ?> pardo) {
               fns.add(pardo.getFn().getClass().getSimpleName());
               if (pardo.getFn() instanceof CommitFiles.CommitRawEventsFn fn) {
@@ -358,7 +408,8 @@ public class DeltaLakeIOTest {
           }
         });
     assertTrue(fns.toString(), fns.contains("StableCommitRawEventsFn"));
-    assertTrue(fns.toString(), fns.stream().anyMatch(f -> f.startsWith("streamrecon/job-1/raw_events/")));
+    assertTrue(
+        fns.toString(), fns.stream().anyMatch(f -> f.startsWith("streamrecon/job-1/raw_events/")));
   }
 
   /** The partition directory of a looked-up pointer, its natural id and the payload found. */
@@ -375,17 +426,27 @@ public class DeltaLakeIOTest {
   public void streamingWriteCommitsPerIntervalAndKeepsLateEvents() throws Exception {
     String warehouse = tmp.getRoot().getPath();
     List<Event> first = TestEvents.events(Side.SOURCE, "a", 5, TestEvents.T0);
-    List<Event> second = TestEvents.events(Side.SOURCE, "b", 5, TestEvents.T0.plus(Duration.standardMinutes(10)));
+    List<Event> second =
+        TestEvents.events(Side.SOURCE, "b", 5, TestEvents.T0.plus(Duration.standardMinutes(10)));
     // Far behind the watermark by the time it arrives.
-    Event late = TestEvents.event(Side.TARGET, "late-1", TestEvents.T0.minus(Duration.standardHours(1)), "{\"late\":true}");
+    Event late =
+        TestEvents.event(
+            Side.TARGET,
+            "late-1",
+            TestEvents.T0.minus(Duration.standardHours(1)),
+            "{\"late\":true}");
 
     TestStream<Event> stream =
         TestStream.create(EventCoder.of())
             .advanceWatermarkTo(TestEvents.T0)
-            .addElements(timestamped(first).get(0), timestamped(first).subList(1, 5).toArray(new TimestampedValue[0]))
+            .addElements(
+                timestamped(first).get(0),
+                timestamped(first).subList(1, 5).toArray(new TimestampedValue[0]))
             .advanceProcessingTime(Duration.standardSeconds(6))
             .advanceWatermarkTo(TestEvents.T0.plus(Duration.standardMinutes(10)))
-            .addElements(timestamped(second).get(0), timestamped(second).subList(1, 5).toArray(new TimestampedValue[0]))
+            .addElements(
+                timestamped(second).get(0),
+                timestamped(second).subList(1, 5).toArray(new TimestampedValue[0]))
             .addElements(TimestampedValue.of(late, late.eventTime()))
             .advanceProcessingTime(Duration.standardSeconds(6))
             .advanceWatermarkToInfinity();
@@ -416,7 +477,9 @@ public class DeltaLakeIOTest {
                 MapElements.into(TypeDescriptors.strings())
                     .via(r -> r.naturalId() + "@v" + r.pointer().tableVersion())))
         .containsInAnyOrder(
-            expectedVersion.entrySet().stream().map(e -> e.getKey() + "@v" + e.getValue()).toList());
+            expectedVersion.entrySet().stream()
+                .map(e -> e.getKey() + "@v" + e.getValue())
+                .toList());
     PAssert.that(refs.apply("Timestamps", ParDo.of(new WithTimestamp())))
         .satisfies(
             stamped -> {
@@ -452,10 +515,12 @@ public class DeltaLakeIOTest {
             warehouse,
             "app",
             0,
-            List.of(TestEvents.event(Side.SOURCE, id20, TestEvents.T0, "{\"id\":\"" + id20 + "\"}")));
+            List.of(
+                TestEvents.event(Side.SOURCE, id20, TestEvents.T0, "{\"id\":\"" + id20 + "\"}")));
     // A realistic table version and row index, not the smallest varints.
     EventRef ref = refs.get(0);
-    Pointer big = new Pointer(123_456, ref.pointer().dataFile(), 99_999, ref.side(), id20, ref.sha256());
+    Pointer big =
+        new Pointer(123_456, ref.pointer().dataFile(), 99_999, ref.side(), id20, ref.sha256());
     EventRef entry = new EventRef(ref.side(), id20, ref.eventTime(), ref.sha256(), big);
 
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -464,7 +529,8 @@ public class DeltaLakeIOTest {
     ByteArrayOutputStream withKey = new ByteArrayOutputStream();
     EventRefCoder.of().encode(entry, withKey);
     assertThat(withKey.size(), lessThan(100));
-    System.out.println("pending entry: " + out.size() + " bytes without key, " + withKey.size() + " with key");
+    System.out.println(
+        "pending entry: " + out.size() + " bytes without key, " + withKey.size() + " with key");
   }
 
   // ------------------------------------------------------------------ lookup and fetch
@@ -482,7 +548,9 @@ public class DeltaLakeIOTest {
     // One element holding all pointers, expanded in one bundle.
     PCollection<StoredPayload> payloads =
         p.apply(Create.of(List.of(pointers)).withCoder(ListCoder.of(PointerCoder.of())))
-            .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Pointer.class)).via((List<Pointer> l) -> l))
+            .apply(
+                "Expand",
+                FlatMapElements.into(TypeDescriptor.of(Pointer.class)).via((List<Pointer> l) -> l))
             .setCoder(PointerCoder.of())
             .apply(DeltaLakeIO.lookup().withWarehouse(warehouse));
     Map<String, String> expected = new HashMap<>();
@@ -492,8 +560,13 @@ public class DeltaLakeIOTest {
     PAssert.that(
             payloads.apply(
                 MapElements.into(TypeDescriptors.strings())
-                    .via(s -> s.pointer().naturalId() + "=" + new String(s.payload(), StandardCharsets.UTF_8))))
-        .containsInAnyOrder(expected.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+                    .via(
+                        s ->
+                            s.pointer().naturalId()
+                                + "="
+                                + new String(s.payload(), StandardCharsets.UTF_8))))
+        .containsInAnyOrder(
+            expected.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
     PipelineResult result = p.run();
     result.waitUntilFinish();
 
@@ -507,7 +580,8 @@ public class DeltaLakeIOTest {
     String warehouse = tmp.getRoot().getPath();
     List<Event> events = TestEvents.events(Side.SOURCE, "s", 10, TestEvents.T0);
     List<EventRef> refs = RawEventsFixture.commit(warehouse, "app", 0, events);
-    RawEventsFixture.commit(warehouse, "app", 1, TestEvents.events(Side.SOURCE, "z", 10, TestEvents.T0));
+    RawEventsFixture.commit(
+        warehouse, "app", 1, TestEvents.events(Side.SOURCE, "z", 10, TestEvents.T0));
     List<Event> reordered = new ArrayList<>(events);
     Collections.reverse(reordered);
     RawEventsFixture.compact(warehouse, List.of(refs.get(0).pointer().dataFile()), reordered);
@@ -517,7 +591,9 @@ public class DeltaLakeIOTest {
         p.apply(Create.of(stale).withCoder(PointerCoder.of()))
             .apply(DeltaLakeIO.lookup().withWarehouse(warehouse));
     PAssert.that(payloads).containsInAnyOrder(new StoredPayload(stale, events.get(2).payload()));
-    assertTrue("the pointer's file is gone", !new java.io.File(warehouse + "/raw_events/" + stale.dataFile()).exists());
+    assertTrue(
+        "the pointer's file is gone",
+        !new java.io.File(warehouse + "/raw_events/" + stale.dataFile()).exists());
     PipelineResult result = p.run();
     result.waitUntilFinish();
     assertEquals(1, counter(result, "lookup_fallbacks"));
@@ -537,7 +613,9 @@ public class DeltaLakeIOTest {
     for (int i = 0; i < n; i++) {
       String id = "k-" + i;
       source.add(TestEvents.event(Side.SOURCE, id, TestEvents.T0.plus(i), "{\"v\":" + i + "}"));
-      target.add(TestEvents.event(Side.TARGET, id, TestEvents.T0.plus(i), "{\"v\":" + (i % 2 == 0 ? i : -i) + "}"));
+      target.add(
+          TestEvents.event(
+              Side.TARGET, id, TestEvents.T0.plus(i), "{\"v\":" + (i % 2 == 0 ? i : -i) + "}"));
     }
     List<Event> all = new ArrayList<>(source);
     all.addAll(target);
@@ -560,8 +638,7 @@ public class DeltaLakeIOTest {
     assertEquals(10, mismatches.size());
 
     PCollection<PayloadPair> pairs =
-        oneBundle(mismatches)
-            .apply(DeltaLakeIO.fetchPayloads().withWarehouse(warehouse));
+        oneBundle(mismatches).apply(DeltaLakeIO.fetchPayloads().withWarehouse(warehouse));
     assertBothPayloads(pairs, mismatches);
     PipelineResult result = p.run();
     result.waitUntilFinish();
@@ -585,7 +662,9 @@ public class DeltaLakeIOTest {
     assertBothPayloads(pairs, mismatches);
     PipelineResult result = p.run();
     result.waitUntilFinish();
-    assertEquals("4 reads (3, 3, 3, then 1 at the bundle's end) of 2 files", 8,
+    assertEquals(
+        "4 reads (3, 3, 3, then 1 at the bundle's end) of 2 files",
+        8,
         counter(result, "lookup_file_opens"));
     assertEquals(20, counter(result, "lookup_rows_read"));
   }
@@ -593,7 +672,9 @@ public class DeltaLakeIOTest {
   /** The verdicts as one bundle (one element expanded), as a runner hands a partition over. */
   private PCollection<Verdict> oneBundle(List<Verdict> verdicts) {
     return p.apply(Create.of(List.of(verdicts)).withCoder(ListCoder.of(VerdictCoder.of())))
-        .apply("Expand", FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
+        .apply(
+            "Expand",
+            FlatMapElements.into(TypeDescriptor.of(Verdict.class)).via((List<Verdict> l) -> l))
         .setCoder(VerdictCoder.of());
   }
 
@@ -611,10 +692,11 @@ public class DeltaLakeIOTest {
                                 + new String(pp.targetPayload(), StandardCharsets.UTF_8))))
         .containsInAnyOrder(
             mismatches.stream()
-                .map(v -> {
-                  int i = Integer.parseInt(v.naturalId().substring(2));
-                  return v.naturalId() + " {\"v\":" + i + "} {\"v\":" + (-i) + "}";
-                })
+                .map(
+                    v -> {
+                      int i = Integer.parseInt(v.naturalId().substring(2));
+                      return v.naturalId() + " {\"v\":" + i + "} {\"v\":" + (-i) + "}";
+                    })
                 .toList());
   }
 
@@ -642,8 +724,22 @@ public class DeltaLakeIOTest {
   @Test
   public void deltasDeadLettersAndLateEventsRoundTrip() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    Pointer sp = new Pointer(3, "side=SOURCE/event_date=2024-03-01/part-00000000-0000-0000-0000-000000000001.snappy.parquet", 7, Side.SOURCE, "k1", "a".repeat(64));
-    Pointer tp = new Pointer(4, "side=TARGET/event_date=2024-03-01/part-00000000-0000-0000-0000-000000000002.snappy.parquet", 9, Side.TARGET, "k1", "b".repeat(64));
+    Pointer sp =
+        new Pointer(
+            3,
+            "side=SOURCE/event_date=2024-03-01/part-00000000-0000-0000-0000-000000000001.snappy.parquet",
+            7,
+            Side.SOURCE,
+            "k1",
+            "a".repeat(64));
+    Pointer tp =
+        new Pointer(
+            4,
+            "side=TARGET/event_date=2024-03-01/part-00000000-0000-0000-0000-000000000002.snappy.parquet",
+            9,
+            Side.TARGET,
+            "k1",
+            "b".repeat(64));
     DeltaRecord mismatch =
         new DeltaRecord(
             "c".repeat(64),
@@ -665,25 +761,58 @@ public class DeltaLakeIOTest {
     Pointer only = new Pointer(5, sp.dataFile(), 1, Side.SOURCE, "k2", "e".repeat(64));
     DeltaRecord missing =
         new DeltaRecord(
-            "f".repeat(64), null, "k2", Status.MISSING_IN_TARGET, List.of(), only.sha256(), null,
-            TestEvents.T0, null, only, null, TestEvents.T0.plus(Duration.standardMinutes(11)), "run-1");
+            "f".repeat(64),
+            null,
+            "k2",
+            Status.MISSING_IN_TARGET,
+            List.of(),
+            only.sha256(),
+            null,
+            TestEvents.T0,
+            null,
+            only,
+            null,
+            TestEvents.T0.plus(Duration.standardMinutes(11)),
+            "run-1");
     DeadLetter text =
-        new DeadLetter(Side.SOURCE, "{not json".getBytes(StandardCharsets.UTF_8), "Unexpected end", "ParseEvents",
-            Origin.fileLine("in.jsonl", 12), TestEvents.T0);
+        new DeadLetter(
+            Side.SOURCE,
+            "{not json".getBytes(StandardCharsets.UTF_8),
+            "Unexpected end",
+            "ParseEvents",
+            Origin.fileLine("in.jsonl", 12),
+            TestEvents.T0);
     DeadLetter binary =
-        new DeadLetter(Side.TARGET, new byte[] {(byte) 0xff, (byte) 0xfe, 0, 65}, "not UTF-8", "ParseEvents",
-            Origin.kafka("orders", 3, 1234), TestEvents.T0.plus(1));
+        new DeadLetter(
+            Side.TARGET,
+            new byte[] {(byte) 0xff, (byte) 0xfe, 0, 65},
+            "not UTF-8",
+            "ParseEvents",
+            Origin.kafka("orders", 3, 1234),
+            TestEvents.T0.plus(1));
     LateEvent lateEvent =
-        new LateEvent(new EventRef(Side.TARGET, "k3", TestEvents.T0.minus(99_000), "9".repeat(64),
-            new Pointer(6, tp.dataFile(), 11, Side.TARGET, "k3", "9".repeat(64))), TestEvents.T0);
+        new LateEvent(
+            new EventRef(
+                Side.TARGET,
+                "k3",
+                TestEvents.T0.minus(99_000),
+                "9".repeat(64),
+                new Pointer(6, tp.dataFile(), 11, Side.TARGET, "k3", "9".repeat(64))),
+            TestEvents.T0);
 
     PCollection<DeltaLakeCommit> deltaCommits =
         p.apply("Deltas", Create.of(mismatch, missing).withCoder(DeltaRecordCoder.of()))
-            .apply("WriteDeltas", DeltaLakeIO.writeDeltas().withWarehouse(warehouse).withRunId("run-1"));
+            .apply(
+                "WriteDeltas",
+                DeltaLakeIO.writeDeltas().withWarehouse(warehouse).withRunId("run-1"));
     p.apply("DeadLetters", Create.of(text, binary).withCoder(DeadLetterCoder.of()))
-        .apply("WriteDeadLetters", DeltaLakeIO.writeDeadLetters().withWarehouse(warehouse).withRunId("run-1"));
+        .apply(
+            "WriteDeadLetters",
+            DeltaLakeIO.writeDeadLetters().withWarehouse(warehouse).withRunId("run-1"));
     p.apply("LateEvents", Create.of(lateEvent).withCoder(LateEventCoder.of()))
-        .apply("WriteLateEvents", DeltaLakeIO.writeLateEvents().withWarehouse(warehouse).withRunId("run-1"));
+        .apply(
+            "WriteLateEvents",
+            DeltaLakeIO.writeLateEvents().withWarehouse(warehouse).withRunId("run-1"));
     PAssert.that(deltaCommits)
         .satisfies(
             commits -> {
@@ -719,8 +848,22 @@ public class DeltaLakeIOTest {
   @Test
   public void streamingWritesOfOtherTablesUseOneTransactionVersionPerPane() throws Exception {
     String warehouse = tmp.getRoot().getPath();
-    DeadLetter a = new DeadLetter(Side.SOURCE, new byte[] {1}, "e", "ParseEvents", Origin.kafka("t", 0, 1), TestEvents.T0);
-    DeadLetter b = new DeadLetter(Side.SOURCE, new byte[] {2}, "e", "ParseEvents", Origin.kafka("t", 0, 2), TestEvents.T0.plus(1));
+    DeadLetter a =
+        new DeadLetter(
+            Side.SOURCE,
+            new byte[] {1},
+            "e",
+            "ParseEvents",
+            Origin.kafka("t", 0, 1),
+            TestEvents.T0);
+    DeadLetter b =
+        new DeadLetter(
+            Side.SOURCE,
+            new byte[] {2},
+            "e",
+            "ParseEvents",
+            Origin.kafka("t", 0, 2),
+            TestEvents.T0.plus(1));
     TestStream<DeadLetter> stream =
         TestStream.create(DeadLetterCoder.of())
             .addElements(TimestampedValue.of(a, TestEvents.T0))
@@ -739,7 +882,15 @@ public class DeltaLakeIOTest {
     PAssert.that(
             commits.apply(
                 MapElements.into(TypeDescriptors.strings())
-                    .via(c -> c.txnVersion() + "->" + c.tableVersion() + " " + c.files() + " " + c.rows())))
+                    .via(
+                        c ->
+                            c.txnVersion()
+                                + "->"
+                                + c.tableVersion()
+                                + " "
+                                + c.files()
+                                + " "
+                                + c.rows())))
         .containsInAnyOrder("0->0 1 1", "1->1 1 1");
     p.run().waitUntilFinish();
     assertEquals(2, DeltaLakeTables.readDeadLetters(warehouse).size());
@@ -762,7 +913,8 @@ public class DeltaLakeIOTest {
         IllegalArgumentException.class,
         () -> DeltaLakeIO.writeDeltas().withCommitInterval(Duration.standardHours(2)));
     IllegalArgumentException runId =
-        assertThrows(IllegalArgumentException.class, () -> DeltaLakeIO.writeDeltas().withRunId(" "));
+        assertThrows(
+            IllegalArgumentException.class, () -> DeltaLakeIO.writeDeltas().withRunId(" "));
     assertThat(runId.getMessage(), containsString("runId must be 1 to 128"));
     IllegalArgumentException warehouse =
         assertThrows(IllegalArgumentException.class, () -> DeltaLakeIO.lookup().withWarehouse(""));
@@ -775,7 +927,8 @@ public class DeltaLakeIOTest {
     IllegalStateException noRunId =
         assertThrows(
             IllegalStateException.class,
-            () -> events.apply(DeltaLakeIO.writeRawEvents().withWarehouse(tmp.getRoot().getPath())));
+            () ->
+                events.apply(DeltaLakeIO.writeRawEvents().withWarehouse(tmp.getRoot().getPath())));
     assertThat(noRunId.getMessage(), containsString("withRunId"));
     IllegalStateException noWarehouse =
         assertThrows(

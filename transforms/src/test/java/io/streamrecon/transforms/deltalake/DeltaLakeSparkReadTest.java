@@ -70,44 +70,105 @@ public class DeltaLakeSparkReadTest {
   public static void writeTablesAndStartSpark() throws Exception {
     warehouse = TMP.getRoot().getPath();
     List<Event> piped = new ArrayList<>(TestEvents.events(Side.SOURCE, "p", 20, TestEvents.T0));
-    piped.addAll(TestEvents.events(Side.TARGET, "p", 20, TestEvents.T0.plus(Duration.standardDays(1))));
+    piped.addAll(
+        TestEvents.events(Side.TARGET, "p", 20, TestEvents.T0.plus(Duration.standardDays(1))));
     EVENTS.addAll(piped);
 
-    Pointer sp = new Pointer(0, "side=SOURCE/event_date=2024-03-01/part-00000000-0000-0000-0000-000000000001.snappy.parquet", 3, Side.SOURCE, "p-00003", "a".repeat(64));
-    Pointer tp = new Pointer(0, "side=TARGET/event_date=2024-03-02/part-00000000-0000-0000-0000-000000000002.snappy.parquet", 4, Side.TARGET, "p-00003", "b".repeat(64));
+    Pointer sp =
+        new Pointer(
+            0,
+            "side=SOURCE/event_date=2024-03-01/part-00000000-0000-0000-0000-000000000001.snappy.parquet",
+            3,
+            Side.SOURCE,
+            "p-00003",
+            "a".repeat(64));
+    Pointer tp =
+        new Pointer(
+            0,
+            "side=TARGET/event_date=2024-03-02/part-00000000-0000-0000-0000-000000000002.snappy.parquet",
+            4,
+            Side.TARGET,
+            "p-00003",
+            "b".repeat(64));
     mismatch =
-        new DeltaRecord("c".repeat(64), null, "p-00003", Status.MISMATCH,
-            List.of(new Difference("/n", DifferenceKind.CHANGED, "3", "4"),
+        new DeltaRecord(
+            "c".repeat(64),
+            null,
+            "p-00003",
+            Status.MISMATCH,
+            List.of(
+                new Difference("/n", DifferenceKind.CHANGED, "3", "4"),
                 new Difference("/extra", DifferenceKind.ONLY_IN_TARGET, null, "{\"x\":[1,2]}")),
-            sp.sha256(), tp.sha256(), TestEvents.T0, TestEvents.T0.plus(5), sp, tp,
-            TestEvents.T0.plus(Duration.standardMinutes(1)), "run-spark");
+            sp.sha256(),
+            tp.sha256(),
+            TestEvents.T0,
+            TestEvents.T0.plus(5),
+            sp,
+            tp,
+            TestEvents.T0.plus(Duration.standardMinutes(1)),
+            "run-spark");
     Pointer only = new Pointer(0, sp.dataFile(), 9, Side.SOURCE, "p-00009", "e".repeat(64));
     missing =
-        new DeltaRecord("f".repeat(64), null, "p-00009", Status.MISSING_IN_TARGET, List.of(),
-            only.sha256(), null, TestEvents.T0, null, only, null,
-            TestEvents.T0.plus(Duration.standardMinutes(11)), "run-spark");
+        new DeltaRecord(
+            "f".repeat(64),
+            null,
+            "p-00009",
+            Status.MISSING_IN_TARGET,
+            List.of(),
+            only.sha256(),
+            null,
+            TestEvents.T0,
+            null,
+            only,
+            null,
+            TestEvents.T0.plus(Duration.standardMinutes(11)),
+            "run-spark");
     DeadLetter textLetter =
-        new DeadLetter(Side.SOURCE, "{oops".getBytes(StandardCharsets.UTF_8), "Unexpected end-of-input",
-            "ParseEvents", Origin.fileLine("source.jsonl", 17), TestEvents.T0);
+        new DeadLetter(
+            Side.SOURCE,
+            "{oops".getBytes(StandardCharsets.UTF_8),
+            "Unexpected end-of-input",
+            "ParseEvents",
+            Origin.fileLine("source.jsonl", 17),
+            TestEvents.T0);
     binaryLetter =
-        new DeadLetter(Side.TARGET, new byte[] {(byte) 0xc3, 0x28, 0x7b}, "Invalid UTF-8", "ParseEvents",
-            Origin.kafka("target", 2, 99), TestEvents.T0.plus(1));
-    lateEvent = new LateEvent(new EventRef(Side.TARGET, "p-00001", TestEvents.T0.minus(600_000), tp.sha256(), tp), TestEvents.T0);
+        new DeadLetter(
+            Side.TARGET,
+            new byte[] {(byte) 0xc3, 0x28, 0x7b},
+            "Invalid UTF-8",
+            "ParseEvents",
+            Origin.kafka("target", 2, 99),
+            TestEvents.T0.plus(1));
+    lateEvent =
+        new LateEvent(
+            new EventRef(Side.TARGET, "p-00001", TestEvents.T0.minus(600_000), tp.sha256(), tp),
+            TestEvents.T0);
 
     Pipeline pipeline = Pipeline.create(PipelineOptionsFactory.create());
     pipeline
-        .apply("Events", Create.timestamped(piped.stream().map(e -> TimestampedValue.of(e, e.eventTime())).toList())
-            .withCoder(EventCoder.of()))
-        .apply("WriteRawEvents", DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-spark"));
+        .apply(
+            "Events",
+            Create.timestamped(
+                    piped.stream().map(e -> TimestampedValue.of(e, e.eventTime())).toList())
+                .withCoder(EventCoder.of()))
+        .apply(
+            "WriteRawEvents",
+            DeltaLakeIO.writeRawEvents().withWarehouse(warehouse).withRunId("run-spark"));
     pipeline
         .apply("Deltas", Create.of(mismatch, missing).withCoder(DeltaRecordCoder.of()))
-        .apply("WriteDeltas", DeltaLakeIO.writeDeltas().withWarehouse(warehouse).withRunId("run-spark"));
+        .apply(
+            "WriteDeltas",
+            DeltaLakeIO.writeDeltas().withWarehouse(warehouse).withRunId("run-spark"));
     pipeline
         .apply("DeadLetters", Create.of(textLetter, binaryLetter).withCoder(DeadLetterCoder.of()))
-        .apply("WriteDeadLetters", DeltaLakeIO.writeDeadLetters().withWarehouse(warehouse).withRunId("run-spark"));
+        .apply(
+            "WriteDeadLetters",
+            DeltaLakeIO.writeDeadLetters().withWarehouse(warehouse).withRunId("run-spark"));
     pipeline
         .apply("LateEvents", Create.of(lateEvent).withCoder(LateEventCoder.of()))
-        .apply("WriteLateEvents", DeltaLakeIO.writeLateEvents().withWarehouse(warehouse).withRunId("run-spark"));
+        .apply(
+            "WriteLateEvents",
+            DeltaLakeIO.writeLateEvents().withWarehouse(warehouse).withRunId("run-spark"));
     pipeline.run().waitUntilFinish();
     rawEventCommits = 1;
 
@@ -124,7 +185,9 @@ public class DeltaLakeSparkReadTest {
             .master("local[2]")
             .appName("streamrecon-delta-read")
             .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+            .config(
+                "spark.sql.catalog.spark_catalog",
+                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
             // Delta rebuilds table state with 50 tasks by default; these tables are tiny.
@@ -163,13 +226,18 @@ public class DeltaLakeSparkReadTest {
             + "ingest_time:timestamp,run_id:string>",
         schemaOf(WarehouseTables.RAW_EVENTS));
     assertEquals(EVENTS.size(), table(WarehouseTables.RAW_EVENTS).count());
-    assertEquals(20, table(WarehouseTables.RAW_EVENTS).where("side = 'TARGET' AND event_date = '2024-03-02'").count());
+    assertEquals(
+        20,
+        table(WarehouseTables.RAW_EVENTS)
+            .where("side = 'TARGET' AND event_date = '2024-03-02'")
+            .count());
 
     for (Event e : List.of(EVENTS.get(3), EVENTS.get(27), EVENTS.get(EVENTS.size() - 1))) {
       List<Row> rows =
           table(WarehouseTables.RAW_EVENTS)
               .where("natural_id = '" + e.naturalId() + "' AND side = '" + e.side() + "'")
-              .select("sha256", "payload", "event_time", "event_date", "origin_stream", "origin_offset")
+              .select(
+                  "sha256", "payload", "event_time", "event_date", "origin_stream", "origin_offset")
               .collectAsList();
       assertEquals(e.naturalId(), 1, rows.size());
       Row r = rows.get(0);
@@ -197,9 +265,15 @@ public class DeltaLakeSparkReadTest {
         table(WarehouseTables.DELTAS)
             .where("status = 'MISMATCH'")
             .selectExpr(
-                "natural_id", "size(differences)", "differences[1].path", "differences[1].source",
-                "differences[1].target", "source_pointer.row_index", "target_pointer.data_file",
-                "supersedes", "target_event_time")
+                "natural_id",
+                "size(differences)",
+                "differences[1].path",
+                "differences[1].source",
+                "differences[1].target",
+                "source_pointer.row_index",
+                "target_pointer.data_file",
+                "supersedes",
+                "target_event_time")
             .collectAsList()
             .get(0);
     assertEquals("p-00003", r.getString(0));
@@ -229,13 +303,21 @@ public class DeltaLakeSparkReadTest {
             + "origin_stream:string,origin_partition:int,origin_offset:bigint,failed_at:timestamp,run_id:string>",
         schemaOf(WarehouseTables.DEAD_LETTERS));
     assertEquals(2, table(WarehouseTables.DEAD_LETTERS).count());
-    Row text = table(WarehouseTables.DEAD_LETTERS).where("raw_encoding = 'utf-8'")
-        .select("raw", "origin_partition", "origin_offset", "error").collectAsList().get(0);
+    Row text =
+        table(WarehouseTables.DEAD_LETTERS)
+            .where("raw_encoding = 'utf-8'")
+            .select("raw", "origin_partition", "origin_offset", "error")
+            .collectAsList()
+            .get(0);
     assertEquals("{oops", text.getString(0));
     assertEquals(null, text.get(1));
     assertEquals(17L, text.getLong(2));
-    Row binary = table(WarehouseTables.DEAD_LETTERS).where("raw_encoding = 'base64'")
-        .selectExpr("unbase64(raw)", "origin_partition").collectAsList().get(0);
+    Row binary =
+        table(WarehouseTables.DEAD_LETTERS)
+            .where("raw_encoding = 'base64'")
+            .selectExpr("unbase64(raw)", "origin_partition")
+            .collectAsList()
+            .get(0);
     assertArrayEquals(binaryLetter.raw(), (byte[]) binary.get(0));
     assertEquals(2, binary.getInt(1));
 
@@ -244,8 +326,11 @@ public class DeltaLakeSparkReadTest {
             + "pointer:struct<table_version:bigint,data_file:string,row_index:bigint>,"
             + "watermark:timestamp,run_id:string>",
         schemaOf(WarehouseTables.LATE_EVENTS));
-    Row late = table(WarehouseTables.LATE_EVENTS)
-        .selectExpr("natural_id", "pointer.row_index", "watermark", "event_time").collectAsList().get(0);
+    Row late =
+        table(WarehouseTables.LATE_EVENTS)
+            .selectExpr("natural_id", "pointer.row_index", "watermark", "event_time")
+            .collectAsList()
+            .get(0);
     assertEquals("p-00001", late.getString(0));
     assertEquals(4L, late.getLong(1));
     assertEquals(lateEvent.watermark().getMillis(), late.getTimestamp(2).getTime());
@@ -255,7 +340,8 @@ public class DeltaLakeSparkReadTest {
   @Test
   public void historyListsOurCommits() {
     List<Row> history =
-        spark.sql("DESCRIBE HISTORY delta.`" + warehouse + "/raw_events`")
+        spark
+            .sql("DESCRIBE HISTORY delta.`" + warehouse + "/raw_events`")
             .select("version", "operation", "operationParameters", "userMetadata", "engineInfo")
             .collectAsList();
     assertEquals(rawEventCommits, history.size());
@@ -270,7 +356,9 @@ public class DeltaLakeSparkReadTest {
       }
       assertThat(h.getString(4), containsString("/streamrecon"));
     }
-    for (String t : List.of(WarehouseTables.DELTAS, WarehouseTables.DEAD_LETTERS, WarehouseTables.LATE_EVENTS)) {
+    for (String t :
+        List.of(
+            WarehouseTables.DELTAS, WarehouseTables.DEAD_LETTERS, WarehouseTables.LATE_EVENTS)) {
       assertEquals(t, 1, spark.sql("DESCRIBE HISTORY delta.`" + warehouse + "/" + t + "`").count());
     }
   }
@@ -301,19 +389,28 @@ public class DeltaLakeSparkReadTest {
     String table = compacted + "/" + WarehouseTables.RAW_EVENTS;
     spark.sql("OPTIMIZE delta.`" + table + "`").collectAsList();
     spark.sql("VACUUM delta.`" + table + "` RETAIN 0 HOURS").collectAsList();
-    assertEquals("OPTIMIZE merged the three files", 1, table(compacted, WarehouseTables.RAW_EVENTS).inputFiles().length);
-    List<Pointer> stale = List.of(refs.get(2).pointer(), refs.get(15).pointer(), refs.get(29).pointer());
+    assertEquals(
+        "OPTIMIZE merged the three files",
+        1,
+        table(compacted, WarehouseTables.RAW_EVENTS).inputFiles().length);
+    List<Pointer> stale =
+        List.of(refs.get(2).pointer(), refs.get(15).pointer(), refs.get(29).pointer());
     for (Pointer p : stale) {
       assertEquals(p.describe(), false, new java.io.File(table + "/" + p.dataFile()).exists());
     }
 
     PayloadReaderTest.Counts counts = new PayloadReaderTest.Counts();
     Map<Pointer, byte[]> payloads =
-        new PayloadReader(new org.apache.hadoop.conf.Configuration(), compacted).read(stale, counts);
+        new PayloadReader(new org.apache.hadoop.conf.Configuration(), compacted)
+            .read(stale, counts);
     assertEquals(3, counts.fallbacks);
     assertEquals("one open of the merged file", 1, counts.opens);
     for (Pointer p : stale) {
-      Event e = events.stream().filter(x -> x.naturalId().equals(p.naturalId())).findFirst().orElseThrow();
+      Event e =
+          events.stream()
+              .filter(x -> x.naturalId().equals(p.naturalId()))
+              .findFirst()
+              .orElseThrow();
       assertArrayEquals(e.payload(), payloads.get(p));
     }
 

@@ -61,17 +61,17 @@ import org.junit.rules.TemporaryFolder;
 
 /**
  * Downstream Spark Structured Streaming consumers of {@code deltas}, a plain Delta stream and the
- * change data feed, receive every DeltaRecord exactly once across streaming runs' commits, a
- * {@code compact} (a commit of {@code dataChange=false} actions only, invisible to both) and a
- * {@code vacuum} that deletes the compacted-away files: consumers that had read past the
- * compaction restart from their checkpoints and go on; a consumer that had not read the commits
- * whose files the vacuum deleted fails, which is why a consumer's lag must stay within the vacuum
- * retention.
+ * change data feed, receive every DeltaRecord exactly once across streaming runs' commits, a {@code
+ * compact} (a commit of {@code dataChange=false} actions only, invisible to both) and a {@code
+ * vacuum} that deletes the compacted-away files: consumers that had read past the compaction
+ * restart from their checkpoints and go on; a consumer that had not read the commits whose files
+ * the vacuum deleted fails, which is why a consumer's lag must stay within the vacuum retention.
  */
 public class DeltaLakeStreamingConsumersSparkTest {
   private static final String JOB = "job-orders";
   private static final String JOB_RUN = "run-20261203T060000Z-0a1b2c";
   private static final String RERUN = "run-20261203T061500Z-3d4e5f";
+
   /** Records per commit pane of a streaming run. */
   private static final int PANE = 5;
 
@@ -122,7 +122,8 @@ public class DeltaLakeStreamingConsumersSparkTest {
 
     List<String> beforeCompaction = livePaths(warehouse);
     DeltaLakeMaintenance.CompactResult compacted =
-        DeltaLakeMaintenance.compact(new Configuration(), warehouse, WarehouseTables.DELTAS, 1L << 27);
+        DeltaLakeMaintenance.compact(
+            new Configuration(), warehouse, WarehouseTables.DELTAS, 1L << 27);
     long compaction = version(warehouse);
     assertEquals(beforeCompaction.size(), compacted.filesRemoved());
     assertEquals(1, compacted.filesAdded());
@@ -136,7 +137,10 @@ public class DeltaLakeStreamingConsumersSparkTest {
     // keeps every file that consumer still reads, though the compaction replaced them.
     DeltaLakeMaintenance.VacuumResult keeping =
         DeltaLakeMaintenance.vacuum(
-            new Configuration(), warehouse, WarehouseTables.DELTAS, Duration.standardHours(1),
+            new Configuration(),
+            warehouse,
+            WarehouseTables.DELTAS,
+            Duration.standardHours(1),
             new Instant(commitTimestamp(warehouse, firstUnreadBySlow) - 1)
                 .plus(Duration.standardHours(1)));
     assertEquals(0, keeping.filesDeleted());
@@ -152,7 +156,10 @@ public class DeltaLakeStreamingConsumersSparkTest {
     // The retention's horizon after the compaction: the files it replaced go.
     DeltaLakeMaintenance.VacuumResult vacuum =
         DeltaLakeMaintenance.vacuum(
-            new Configuration(), warehouse, WarehouseTables.DELTAS, Duration.standardHours(1),
+            new Configuration(),
+            warehouse,
+            WarehouseTables.DELTAS,
+            Duration.standardHours(1),
             Instant.now().plus(Duration.standardHours(2)));
     assertEquals(beforeCompaction.size(), vacuum.filesDeleted());
     for (String path : beforeCompaction) {
@@ -282,7 +289,8 @@ public class DeltaLakeStreamingConsumersSparkTest {
 
   private static List<String> livePaths(String warehouse) {
     Engine engine = DeltaLakeEngine.create(new Configuration());
-    org.apache.hadoop.fs.Path root = DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.DELTAS);
+    org.apache.hadoop.fs.Path root =
+        DeltaLakeCommitter.tablePath(warehouse, WarehouseTables.DELTAS);
     return DeltaLakeCompaction.liveFiles(
             engine, root, DeltaLakeSnapshot.kernelSnapshot(engine, root))
         .stream()
@@ -321,7 +329,10 @@ public class DeltaLakeStreamingConsumersSparkTest {
             .option("readChangeFeed", "true")
             .load(table)
             .selectExpr(
-                "verdict_id", "natural_id", "run_id", "_change_type AS change_type",
+                "verdict_id",
+                "natural_id",
+                "run_id",
+                "_change_type AS change_type",
                 "_commit_version AS commit_version");
       }
       return reader.load(table).select("verdict_id", "natural_id", "run_id");
@@ -352,8 +363,7 @@ public class DeltaLakeStreamingConsumersSparkTest {
           output().stream()
               .map(
                   r ->
-                      r.getAs("verdict_id") + "/" + r.getAs("natural_id") + "/"
-                          + r.getAs("run_id"))
+                      r.getAs("verdict_id") + "/" + r.getAs("natural_id") + "/" + r.getAs("run_id"))
               .toList();
       Set<String> unique = new TreeSet<>(rows);
       assertEquals(name + " received a row twice: " + rows, unique.size(), rows.size());

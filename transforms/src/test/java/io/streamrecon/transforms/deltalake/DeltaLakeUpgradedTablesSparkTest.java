@@ -50,12 +50,12 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * Tables of the release warehouse that Spark upgraded (change data feed on {@code deltas},
- * protocol (1,7) with the changeDataFeed feature, (1,4) from older Spark; deletion
- * vectors on {@code raw_events}, protocol (3,7)) are appended to by the next run and read back by
- * Spark; a table feature Kernel or our writer cannot write (a CHECK constraint, column mapping)
- * stops a run while its pipeline is built, before any data file or commit. Checkpoints, written by
- * our own Parquet handler, are read by Spark and by Kernel.
+ * Tables of the release warehouse that Spark upgraded (change data feed on {@code deltas}, protocol
+ * (1,7) with the changeDataFeed feature, (1,4) from older Spark; deletion vectors on {@code
+ * raw_events}, protocol (3,7)) are appended to by the next run and read back by Spark; a table
+ * feature Kernel or our writer cannot write (a CHECK constraint, column mapping) stops a run while
+ * its pipeline is built, before any data file or commit. Checkpoints, written by our own Parquet
+ * handler, are read by Spark and by Kernel.
  */
 public class DeltaLakeUpgradedTablesSparkTest {
   private static SparkSession spark;
@@ -74,11 +74,9 @@ public class DeltaLakeUpgradedTablesSparkTest {
     }
   }
 
-
   private static Snapshot snapshot(String warehouse, String name) {
     Engine engine = DeltaLakeEngine.create(new Configuration());
-    return DeltaLakeSnapshot.kernelSnapshot(
-        engine, DeltaLakeCommitter.tablePath(warehouse, name));
+    return DeltaLakeSnapshot.kernelSnapshot(engine, DeltaLakeCommitter.tablePath(warehouse, name));
   }
 
   private static DeltaRecord record(String naturalId, Instant at) {
@@ -158,17 +156,26 @@ public class DeltaLakeUpgradedTablesSparkTest {
     ids.add(record("next-1", TestEvents.T0).verdictId());
     assertEquals(
         ids,
-        spark.read().format("delta").load(warehouse + "/" + WarehouseTables.DELTAS)
-            .select("verdict_id").collectAsList().stream()
+        spark
+            .read()
+            .format("delta")
+            .load(warehouse + "/" + WarehouseTables.DELTAS)
+            .select("verdict_id")
+            .collectAsList()
+            .stream()
             .map(r -> r.getString(0))
             .collect(Collectors.toCollection(TreeSet::new)));
     // The change data feed from the version after the upgrade holds exactly our new verdict.
     List<String> changes =
-        spark.read().format("delta")
+        spark
+            .read()
+            .format("delta")
             .option("readChangeFeed", "true")
             .option("startingVersion", deltas.getVersion() + 1)
             .load(warehouse + "/" + WarehouseTables.DELTAS)
-            .select("natural_id", "_change_type").collectAsList().stream()
+            .select("natural_id", "_change_type")
+            .collectAsList()
+            .stream()
             .map(r -> r.getString(0) + "/" + r.getString(1))
             .toList();
     assertEquals(List.of("next-1/insert"), changes);
@@ -212,7 +219,8 @@ public class DeltaLakeUpgradedTablesSparkTest {
                     .commit("app", 0, files));
     assertThat(refused.getMessage(), containsString("checkConstraints"));
     assertEquals(
-        187, spark.read().format("delta").load(warehouse + "/" + WarehouseTables.RAW_EVENTS).count());
+        187,
+        spark.read().format("delta").load(warehouse + "/" + WarehouseTables.RAW_EVENTS).count());
     assertEquals(
         before.stream().filter(f -> f.contains("_delta_log")).toList(),
         listing(warehouse).stream().filter(f -> f.contains("_delta_log")).toList());
@@ -252,11 +260,15 @@ public class DeltaLakeUpgradedTablesSparkTest {
           warehouse, "app", c, TestEvents.events(Side.SOURCE, "c" + c, 3, TestEvents.T0));
     }
     Path checkpoint =
-        Paths.get(warehouse, WarehouseTables.RAW_EVENTS, "_delta_log",
+        Paths.get(
+            warehouse,
+            WarehouseTables.RAW_EVENTS,
+            "_delta_log",
             "00000000000000000010.checkpoint.parquet");
     assertTrue(checkpoint + " written", Files.isRegularFile(checkpoint));
     assertEquals(
-        36, spark.read().format("delta").load(warehouse + "/" + WarehouseTables.RAW_EVENTS).count());
+        36,
+        spark.read().format("delta").load(warehouse + "/" + WarehouseTables.RAW_EVENTS).count());
     // Kernel starts from the checkpoint: delete the commits it covers and read again.
     for (int v = 0; v < 10; v++) {
       String commit = String.format("%020d.json", v);

@@ -21,6 +21,9 @@ public class RawEventsFileCoderTest {
     CoderProperties.coderDecodeEncodeEqual(
         coder,
         new RawEventsFile(
-            PATH, 7, Side.SOURCE, new DeletionVector("i", "wi5b=000010000siXQKl0rr9", null, 40, 3)));
+            PATH,
+            7,
+            Side.SOURCE,
+            new DeletionVector("i", "wi5b=000010000siXQKl0rr9", null, 40, 3)));
   }
 }

@@ -74,7 +74,8 @@ public class StorageRecordCodersTest {
   @Test
   public void committedRowsKeepTheirBytes() throws Exception {
     byte[] bytes = HexFormat.of().parseHex(COMMITTED_ROWS_BYTES);
-    assertArrayEquals(bytes, CoderUtils.encodeToByteArray(CommittedRowsCoder.of(), committedRows()));
+    assertArrayEquals(
+        bytes, CoderUtils.encodeToByteArray(CommittedRowsCoder.of(), committedRows()));
     assertEquals(committedRows(), CoderUtils.decodeFromByteArray(CommittedRowsCoder.of(), bytes));
     CoderProperties.coderDecodeEncodeEqual(CommittedRowsCoder.of(), committedRows());
   }

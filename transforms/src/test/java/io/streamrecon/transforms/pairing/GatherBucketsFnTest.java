@@ -30,8 +30,8 @@ public class GatherBucketsFnTest {
   @Rule public final transient TestPipeline p = TestPipeline.create();
 
   /**
-   * Every event comes out once, under its bucket, with its own timestamp, and each gathered
-   * element is stamped with its earliest event, also when the cap makes it emit early.
+   * Every event comes out once, under its bucket, with its own timestamp, and each gathered element
+   * is stamped with its earliest event, also when the cap makes it emit early.
    */
   @Test
   public void everyEventComesOutOnceUnderItsBucketAtTheEarliestTimestamp() {
@@ -76,11 +76,7 @@ public class GatherBucketsFnTest {
           earliest = event.getTimestamp();
         }
         out.output(
-            gathered.getKey()
-                + "/"
-                + event.getValue().naturalId()
-                + "@"
-                + event.getTimestamp());
+            gathered.getKey() + "/" + event.getValue().naturalId() + "@" + event.getTimestamp());
       }
       if (!timestamp.equals(earliest)) {
         throw new AssertionError("stamped " + timestamp + ", earliest event " + earliest);

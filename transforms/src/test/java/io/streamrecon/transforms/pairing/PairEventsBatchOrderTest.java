@@ -80,8 +80,8 @@ public class PairEventsBatchOrderTest {
 
   /**
    * Key k: the source's old version, then at one instant the source's new version and the target
-   * carrying it. Key j: the same with the sides swapped. Either arrival order of the ties must
-   * give one MATCH per key and one superseded old version, never an intermediate MISMATCH.
+   * carrying it. Key j: the same with the sides swapped. Either arrival order of the ties must give
+   * one MATCH per key and one superseded old version, never an intermediate MISMATCH.
    */
   private void assertTiesGivePlainMatches(boolean targetFirst) {
     String old = hash("old");

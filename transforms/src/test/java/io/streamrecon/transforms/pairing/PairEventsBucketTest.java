@@ -1,6 +1,5 @@
 package io.streamrecon.transforms.pairing;
 
-import static io.streamrecon.transforms.pairing.PairFixtures.T0;
 import static io.streamrecon.transforms.pairing.PairFixtures.TIMEOUT;
 import static io.streamrecon.transforms.pairing.PairFixtures.at;
 import static io.streamrecon.transforms.pairing.PairFixtures.counter;
@@ -37,9 +36,9 @@ import org.junit.Rule;
 import org.junit.Test;
 
 /**
- * The bucketed state layout on the DirectRunner: many natural ids share few buckets, and each
- * entry still expires exactly when the watermark passes its own {@code t0 + timeout}, whatever the
- * other entries of its bucket do.
+ * The bucketed state layout on the DirectRunner: many natural ids share few buckets, and each entry
+ * still expires exactly when the watermark passes its own {@code t0 + timeout}, whatever the other
+ * entries of its bucket do.
  */
 public class PairEventsBucketTest {
   private static final int IDS = 30;
@@ -86,8 +85,7 @@ public class PairEventsBucketTest {
         // the due time of whichever entry of the bucket happened to set the timer.
         expected.add(KV.of(s.naturalId() + " MISSING_IN_TARGET", due.getMillis()));
         expected.add(
-            KV.of(
-                s.naturalId() + " MISSING_IN_SOURCE", t.eventTime().plus(TIMEOUT).getMillis()));
+            KV.of(s.naturalId() + " MISSING_IN_SOURCE", t.eventTime().plus(TIMEOUT).getMillis()));
       }
     }
     PCollectionTuple out =

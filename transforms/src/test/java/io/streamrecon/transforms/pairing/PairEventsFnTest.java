@@ -4,13 +4,13 @@ import static io.streamrecon.transforms.pairing.PairFixtures.T0;
 import static io.streamrecon.transforms.pairing.PairFixtures.TIMEOUT;
 import static io.streamrecon.transforms.pairing.PairFixtures.hash;
 import static io.streamrecon.transforms.pairing.PairFixtures.min;
+import static io.streamrecon.transforms.pairing.PairFixtures.sec;
 import static io.streamrecon.transforms.pairing.PairFixtures.src;
 import static io.streamrecon.transforms.pairing.PairFixtures.tgt;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
-import static io.streamrecon.transforms.pairing.PairFixtures.sec;
 
 import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
@@ -57,8 +57,7 @@ public class PairEventsFnTest {
   private static final String B = hash("b");
 
   private final PairingRules rules = new PairingRules(TIMEOUT);
-  private final EventTimeExpiry eventTimeFn =
-      new EventTimeExpiry(rules, TIMEOUT, true);
+  private final EventTimeExpiry eventTimeFn = new EventTimeExpiry(rules, TIMEOUT, true);
   private final FakeBucket bucket = new FakeBucket();
   private final FakeTimer timer = bucket.timer;
   private final Outputs out = new Outputs();
@@ -66,13 +65,7 @@ public class PairEventsFnTest {
   private void process(EventRef event, Instant watermark) {
     timer.now = watermark;
     eventTimeFn.processElement(
-        KV.of(0, event),
-        event.eventTime(),
-        bucket.entries,
-        bucket.slots,
-        bucket.clock,
-        timer,
-        out);
+        KV.of(0, event), event.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
   }
 
   /** Fires the bucket's timer at {@code at} with the watermark at {@code watermark}. */
@@ -182,8 +175,7 @@ public class PairEventsFnTest {
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     EventRef other = src("other", min(0), A);
-    ProcessingTimeExpiry before =
-        new ProcessingTimeExpiry(rules, min(2), true);
+    ProcessingTimeExpiry before = new ProcessingTimeExpiry(rules, min(2), true);
     timer.now = wallClock;
     before.processElement(
         KV.of(0, s), s.eventTime(), bucket.entries, bucket.slots, bucket.clock, timer, out);
@@ -195,8 +187,7 @@ public class PairEventsFnTest {
 
     // The job is down for an hour; restored in a new JVM (here: a DoFn it has not seen), its first
     // call is the timer firing long after both entries were due.
-    ProcessingTimeExpiry after =
-        new ProcessingTimeExpiry(rules, min(2), true);
+    ProcessingTimeExpiry after = new ProcessingTimeExpiry(rules, min(2), true);
     Instant restart = wallClock.plus(Duration.standardHours(1));
     timer.now = restart;
     after.expire(due, restart, bucket.bucket(), out);
@@ -230,8 +221,7 @@ public class PairEventsFnTest {
 
   @Test
   public void processingTimeMovesTheDueTimeOnEveryEventAndFiresOnlyWhenDue() {
-    ProcessingTimeExpiry fn =
-        new ProcessingTimeExpiry(rules, min(2), true);
+    ProcessingTimeExpiry fn = new ProcessingTimeExpiry(rules, min(2), true);
     Instant wallClock = Instant.parse("2030-01-01T00:00:00Z");
     EventRef s = src(ID, min(0), A);
     timer.now = wallClock;
@@ -358,8 +348,8 @@ public class PairEventsFnTest {
 
   /**
    * A bucket's events gathered from a micro-batch ({@link GatherBucketsFn}) are applied in
-   * event-time order, whatever order they came in, with the same verdicts as one call per event
-   * in that order; the bucket is stored once, and each verdict carries its event's timestamp.
+   * event-time order, whatever order they came in, with the same verdicts as one call per event in
+   * that order; the bucket is stored once, and each verdict carries its event's timestamp.
    */
   @Test
   public void polledGatheredEventsAreAppliedInEventTimeOrderAndTheBucketIsStoredOnce() {
@@ -403,7 +393,9 @@ public class PairEventsFnTest {
     assertEquals(oneByOne, gatheredOut.verdicts());
     assertEquals(oneByOneMismatches, gatheredOut.mismatches());
     assertEquals(oneByOneLate, gatheredOut.of(PairEvents.LATE));
-    assertEquals("the mismatch at its target's timestamp", List.of(t.eventTime()),
+    assertEquals(
+        "the mismatch at its target's timestamp",
+        List.of(t.eventTime()),
         gatheredOut.verdictTimestamps());
     assertEquals("entries stored once", 1, gathered.wholeEntries.writes);
     assertEquals("index stored once", 1, gathered.wholeSlots.writes);

@@ -12,8 +12,8 @@ import io.streamrecon.model.EventRef;
 import io.streamrecon.model.LateEvent;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
-import io.streamrecon.transforms.WatermarkSource;
 import io.streamrecon.transforms.ModelCoders.EventRefCoder;
+import io.streamrecon.transforms.WatermarkSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.beam.sdk.testing.PAssert;
@@ -27,8 +27,8 @@ import org.junit.Test;
 
 /**
  * PairEvents with a {@link WatermarkSource} (the pairing Spark streaming runs) on the DirectRunner:
- * the processing-time callbacks come from TestStream, the watermark from a source the test sets,
- * so the DirectRunner's own watermark (which goes to infinity) expires nothing.
+ * the processing-time callbacks come from TestStream, the watermark from a source the test sets, so
+ * the DirectRunner's own watermark (which goes to infinity) expires nothing.
  */
 public class PairEventsPolledWatermarkTest {
   private static final String A = hash("a");
@@ -82,8 +82,8 @@ public class PairEventsPolledWatermarkTest {
     PAssert.that(out.get(PairEvents.LATE)).containsInAnyOrder(new LateEvent(dayOld, watermark));
     PAssert.that(out.get(PairEvents.MISMATCHES)).empty();
     // The outputs carry the input's allowed lateness again, not the pairing's own.
-    assertEquals(Duration.ZERO, out.get(PairEvents.VERDICTS).getWindowingStrategy()
-        .getAllowedLateness());
+    assertEquals(
+        Duration.ZERO, out.get(PairEvents.VERDICTS).getWindowingStrategy().getAllowedLateness());
     p.run();
   }
 }

@@ -16,9 +16,9 @@ import io.streamrecon.model.EventRef;
 import io.streamrecon.model.Side;
 import io.streamrecon.model.Status;
 import io.streamrecon.model.Verdict;
-import io.streamrecon.transforms.pairing.PairFixtures.Key;
 import io.streamrecon.transforms.ModelCoders.EventRefCoder;
 import io.streamrecon.transforms.ModelCoders.VerdictCoder;
+import io.streamrecon.transforms.pairing.PairFixtures.Key;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -126,8 +126,8 @@ public class PairEventsScenarioTest {
   }
 
   /**
-   * The expected verdicts of a key: all of them for single-version kinds, the final ones (those
-   * no other verdict supersedes) for the others.
+   * The expected verdicts of a key: all of them for single-version kinds, the final ones (those no
+   * other verdict supersedes) for the others.
    */
   static Set<Key> expected(String prefix, int key) {
     String id = id(prefix, key);
@@ -156,8 +156,8 @@ public class PairEventsScenarioTest {
 
   /**
    * What is wrong with the verdicts of one key, compared with {@link #expected}; empty if nothing.
-   * For multi-version kinds the intermediate verdicts may differ by arrival order, but they must
-   * be superseded by the final one, and every {@code supersedes} must name an emitted verdict.
+   * For multi-version kinds the intermediate verdicts may differ by arrival order, but they must be
+   * superseded by the final one, and every {@code supersedes} must name an emitted verdict.
    */
   static List<String> problems(String id, Iterable<Verdict> verdicts) {
     String prefix = id.substring(0, id.lastIndexOf('k'));
@@ -192,7 +192,9 @@ public class PairEventsScenarioTest {
     return problems;
   }
 
-  /** {@code "<prefix> ok"} if every key of {@code prefix} has the expected verdicts, else why not. */
+  /**
+   * {@code "<prefix> ok"} if every key of {@code prefix} has the expected verdicts, else why not.
+   */
   static String check(String prefix, Iterable<Verdict> verdicts) {
     Map<String, List<Verdict>> byId = new HashMap<>();
     for (Verdict v : verdicts) {
@@ -210,10 +212,10 @@ public class PairEventsScenarioTest {
   }
 
   /**
-   * Asserts {@link #check} passes for every prefix. Grouped by prefix rather than with one
-   * {@code PAssert.satisfies} over all verdicts or by natural id: the DirectRunner copies a
-   * key's growing bag on every incoming bundle (quadratic with one key and one bundle per timer
-   * firing) and runs every step after a GroupByKey once per key (slow with thousands of keys).
+   * Asserts {@link #check} passes for every prefix. Grouped by prefix rather than with one {@code
+   * PAssert.satisfies} over all verdicts or by natural id: the DirectRunner copies a key's growing
+   * bag on every incoming bundle (quadratic with one key and one bundle per timer firing) and runs
+   * every step after a GroupByKey once per key (slow with thousands of keys).
    */
   private static void assertScenario(PCollectionTuple out, List<String> prefixes) {
     PCollection<String> results =
@@ -298,8 +300,8 @@ public class PairEventsScenarioTest {
   }
 
   /**
-   * The 200 keys in their listed order, the watermark then moved past every entry, and late
-   * events after it: every event is counted exactly once, and no entry is left open.
+   * The 200 keys in their listed order, the watermark then moved past every entry, and late events
+   * after it: every event is counted exactly once, and no entry is left open.
    */
   @Test
   public void countersAddUpAndNoEntryIsLeftOpen() {
@@ -310,7 +312,9 @@ public class PairEventsScenarioTest {
     }
     Instant afterAll = T0.plus(sec(37L * KEYS)).plus(TIMEOUT).plus(TIMEOUT).plus(min(10));
     TestStream<EventRef> stream =
-        addAll(addAll(TestStream.create(EventRefCoder.of()), onTime).advanceWatermarkTo(afterAll), late)
+        addAll(
+                addAll(TestStream.create(EventRefCoder.of()), onTime).advanceWatermarkTo(afterAll),
+                late)
             .advanceWatermarkToInfinity();
     PCollectionTuple out = p.apply(stream).apply("PairEvents", PairEvents.create());
     assertScenario(out, List.of(""));
@@ -332,8 +336,14 @@ public class PairEventsScenarioTest {
     long superseded = counter(result, PairEvents.METRIC_SUPERSEDED);
     long inVerdicts = counter(result, PairEvents.METRIC_EVENTS_IN_VERDICTS);
     assertEquals(
-        "late " + late + " + duplicate " + duplicate + " + superseded " + superseded
-            + " + events_in_verdicts " + inVerdicts,
+        "late "
+            + late
+            + " + duplicate "
+            + duplicate
+            + " + superseded "
+            + superseded
+            + " + events_in_verdicts "
+            + inVerdicts,
         eventsIn,
         late + duplicate + superseded + inVerdicts);
     long opened = counter(result, PairEvents.METRIC_ENTRIES_OPENED);

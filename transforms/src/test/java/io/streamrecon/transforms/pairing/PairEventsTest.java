@@ -73,8 +73,7 @@ public class PairEventsTest {
     EventRef s = src("k", min(0), A);
     EventRef t = tgt("k", min(3), B);
     PCollectionTuple out = pair(stream().addElements(at(s), at(t)).advanceWatermarkToInfinity());
-    PAssert.that(out.get(PairEvents.MISMATCHES))
-        .containsInAnyOrder(verdict(Status.MISMATCH, s, t));
+    PAssert.that(out.get(PairEvents.MISMATCHES)).containsInAnyOrder(verdict(Status.MISMATCH, s, t));
     PAssert.that(out.get(PairEvents.VERDICTS)).empty();
     p.run();
   }
@@ -124,8 +123,7 @@ public class PairEventsTest {
     EventRef t = tgt("k", min(4), B);
     PCollectionTuple out =
         pair(stream().addElements(at(t)).addElements(at(s)).advanceWatermarkToInfinity());
-    PAssert.that(out.get(PairEvents.MISMATCHES))
-        .containsInAnyOrder(verdict(Status.MISMATCH, s, t));
+    PAssert.that(out.get(PairEvents.MISMATCHES)).containsInAnyOrder(verdict(Status.MISMATCH, s, t));
     PAssert.that(out.get(PairEvents.VERDICTS)).empty();
     p.run();
   }
@@ -268,10 +266,12 @@ public class PairEventsTest {
                 .addElements(at(lateS), at(lateT))
                 .advanceWatermarkToInfinity());
     PAssert.that(out.get(PairEvents.LATE))
-        .containsInAnyOrder(new LateEvent(tooLate, watermark), new LateEvent(justTooLate, watermark));
+        .containsInAnyOrder(
+            new LateEvent(tooLate, watermark), new LateEvent(justTooLate, watermark));
     PAssert.that(out.get(PairEvents.VERDICTS))
         .containsInAnyOrder(
-            verdict(Status.MATCH, lateS, lateT), verdict(Status.MISSING_IN_TARGET, onTheEdge, null));
+            verdict(Status.MATCH, lateS, lateT),
+            verdict(Status.MISSING_IN_TARGET, onTheEdge, null));
     PipelineResult result = p.run();
     result.waitUntilFinish();
     assertEquals(2, counter(result, PairEvents.METRIC_LATE));
@@ -380,9 +380,7 @@ public class PairEventsTest {
         assertThrows(
             IllegalArgumentException.class, () -> base.withAllowedLateness(Duration.millis(-1)));
     assertEquals("allowedLateness must be >= 0, got PT-0.001S", e.getMessage());
-    e =
-        assertThrows(
-            IllegalArgumentException.class, () -> base.withProcessingGrace(Duration.ZERO));
+    e = assertThrows(IllegalArgumentException.class, () -> base.withProcessingGrace(Duration.ZERO));
     assertEquals("processingGrace must be > 0, got PT0S", e.getMessage());
     assertThrows(NullPointerException.class, () -> base.withExpiry(null));
     p.enableAbandonedNodeEnforcement(false);

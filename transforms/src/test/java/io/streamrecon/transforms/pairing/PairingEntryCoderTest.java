@@ -78,7 +78,8 @@ public class PairingEntryCoderTest {
     int key = CoderUtils.encodeToByteArray(StringUtf8Coder.of(), NATURAL_ID).length + 1;
     java.util.TreeMap<String, Long> dues = new java.util.TreeMap<>();
     for (int i = 0; i < 1000; i++) {
-      dues.put(String.format("ORD-2026-11-29-%05d", i * 7 + 1), T0.plus(TIMEOUT).getMillis() + i * 37L);
+      dues.put(
+          String.format("ORD-2026-11-29-%05d", i * 7 + 1), T0.plus(TIMEOUT).getMillis() + i * 37L);
     }
     int slot1000 = CoderUtils.encodeToByteArray(ExpirySlotCoder.of(), new ExpirySlot(dues)).length;
     assertTrue(dues.put(NATURAL_ID, T0.plus(TIMEOUT).getMillis() + 20_000) == null);
@@ -86,7 +87,8 @@ public class PairingEntryCoderTest {
     int index = slot1001 - slot1000;
     int total = key + entry + index;
     System.out.printf(
-        "state per open entry: key %d + entry %d + index %d = %d bytes%n", key, entry, index, total);
+        "state per open entry: key %d + entry %d + index %d = %d bytes%n",
+        key, entry, index, total);
     assertEquals(69, entry);
     assertTrue("index share " + index, index <= 8);
     assertTrue("per open entry " + total + " bytes", total <= 100);

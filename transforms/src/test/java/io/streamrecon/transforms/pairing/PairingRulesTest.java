@@ -140,8 +140,7 @@ public class PairingRulesTest {
 
   @Test
   public void expiryOfPairedEntryEmitsNothing() {
-    PairingRules.Step step =
-        rules.expire(ID, feed(src(ID, min(0), A), tgt(ID, min(0), B)).entry());
+    PairingRules.Step step = rules.expire(ID, feed(src(ID, min(0), A), tgt(ID, min(0), B)).entry());
     assertEquals(List.of(), step.verdicts());
     assertEquals(0, step.eventsInVerdicts());
     assertEquals(1, step.entriesClosed());
@@ -264,8 +263,7 @@ public class PairingRulesTest {
             src(ID, min(40), A),
             src(ID, min(39), C));
     int kept = step.entry().keptCount();
-    assertEquals(
-        7, step.duplicates() + step.superseded() + step.eventsInVerdicts() + kept);
+    assertEquals(7, step.duplicates() + step.superseded() + step.eventsInVerdicts() + kept);
     assertEquals(1, step.duplicates());
     assertEquals(2, step.superseded());
     assertEquals(3, step.eventsInVerdicts());

@@ -27,9 +27,9 @@ import org.junit.Before;
 import org.junit.Test;
 
 /**
- * The coder of a bucket map held whole: what it decodes always equals what was encoded, whether
- * the map comes back from its JVM's kept maps or is decoded in full, and a call codes only the
- * entries it changed.
+ * The coder of a bucket map held whole: what it decodes always equals what was encoded, whether the
+ * map comes back from its JVM's kept maps or is decoded in full, and a call codes only the entries
+ * it changed.
  */
 public class WholeMapCoderTest {
   private final CountingCoder values = new CountingCoder();
@@ -156,8 +156,8 @@ public class WholeMapCoderTest {
       bucket.put("ord-1", "call-" + call);
       bucket.flush();
     }
-    assertEquals("one kept map per bucket map, not one per call", before,
-        WholeMapCoder.keptMapCount());
+    assertEquals(
+        "one kept map per bucket map, not one per call", before, WholeMapCoder.keptMapCount());
   }
 
   @Test
@@ -212,7 +212,8 @@ public class WholeMapCoderTest {
     for (int i = 0; i < 30; i++) {
       String id = "ORD-" + i;
       String sha = hash("v" + i);
-      String file = "side=SOURCE/event_date=2026-11-29/part-3f2a8c1e-6b4d-4e7a-9c21-0d5e8f7a1b2c.parquet";
+      String file =
+          "side=SOURCE/event_date=2026-11-29/part-3f2a8c1e-6b4d-4e7a-9c21-0d5e8f7a1b2c.parquet";
       EventRef ref =
           new EventRef(
               Side.SOURCE,

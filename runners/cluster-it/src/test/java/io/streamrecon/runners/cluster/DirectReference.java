@@ -10,16 +10,18 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * The shared scenario's input files and the DirectRunner's final verdicts on them, which every
- * jar and cluster test compares its run with. Computed once per test JVM (surefire runs all
- * classes of the module in one), in a directory removed when the JVM exits.
+ * The shared scenario's input files and the DirectRunner's final verdicts on them, which every jar
+ * and cluster test compares its run with. Computed once per test JVM (surefire runs all classes of
+ * the module in one), in a directory removed when the JVM exits.
  */
 final class DirectReference {
   private static DirectReference instance;
 
   final Scenario scenario;
+
   /** Holds {@code source.jsonl} and {@code target.jsonl}. */
   final Path input;
+
   /** {@link Scenario#finalView} of the DirectRunner's warehouse. */
   final Set<String> verdicts;
 

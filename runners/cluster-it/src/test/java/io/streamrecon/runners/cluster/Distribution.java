@@ -43,11 +43,11 @@ final class Distribution {
   /** The one file in {@code dir} whose name ends with {@code suffix}. */
   static Path builtJar(String module, String suffix) throws IOException {
     Path dir = runnersDir().resolve(module).resolve("target");
-    assertTrue(dir + " is missing: run `mvn verify` (the tests need the package phase)",
+    assertTrue(
+        dir + " is missing: run `mvn verify` (the tests need the package phase)",
         Files.isDirectory(dir));
     try (Stream<Path> files = Files.list(dir)) {
-      List<Path> found =
-          files.filter(p -> p.getFileName().toString().endsWith(suffix)).toList();
+      List<Path> found = files.filter(p -> p.getFileName().toString().endsWith(suffix)).toList();
       assertTrue("expected one *" + suffix + " in " + dir + ", found " + found, found.size() == 1);
       return found.get(0);
     }

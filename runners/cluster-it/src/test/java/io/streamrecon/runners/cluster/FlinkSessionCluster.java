@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
  * A Flink 1.19 session cluster of separate JVMs on this machine: a JobManager ({@code
  * StandaloneSessionClusterEntrypoint}) and one TaskManager ({@code TaskManagerRunner}, 2 slots),
  * started from the reproduced distribution's class path (runners/dist/flink) with a generated
- * configuration directory, on loopback and free ports. {@code flink-dist}'s scripts are not
- * there, so the TaskManager's memory components, which {@code taskmanager.sh} would compute and
- * pass as dynamic properties, are written into the configuration explicitly, and the heap flags
- * follow from them. {@link #close} kills both JVMs by PID.
+ * configuration directory, on loopback and free ports. {@code flink-dist}'s scripts are not there,
+ * so the TaskManager's memory components, which {@code taskmanager.sh} would compute and pass as
+ * dynamic properties, are written into the configuration explicitly, and the heap flags follow from
+ * them. {@link #close} kills both JVMs by PID.
  */
 final class FlinkSessionCluster implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,8 +46,8 @@ final class FlinkSessionCluster implements AutoCloseable {
   }
 
   /**
-   * Writes {@code dir/conf/config.yaml}, starts the JobManager and the TaskManager, and waits
-   * (with a deadline) until the JobManager's REST API counts the TaskManager and its slots.
+   * Writes {@code dir/conf/config.yaml}, starts the JobManager and the TaskManager, and waits (with
+   * a deadline) until the JobManager's REST API counts the TaskManager and its slots.
    */
   static FlinkSessionCluster start(Path dir, int slots, long timeoutSeconds) throws Exception {
     Path conf = dir.resolve("conf");
@@ -94,7 +94,10 @@ final class FlinkSessionCluster implements AutoCloseable {
       cluster.children.add(
           cluster.flinkDaemon(
               "taskmanager",
-              List.of("-Xmx448m", "-Xms448m", "-XX:MaxDirectMemorySize=96m",
+              List.of(
+                  "-Xmx448m",
+                  "-Xms448m",
+                  "-XX:MaxDirectMemorySize=96m",
                   "-XX:MaxMetaspaceSize=256m"),
               "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
       cluster.awaitSlots(slots, timeoutSeconds);
@@ -160,8 +163,12 @@ final class FlinkSessionCluster implements AutoCloseable {
         return;
       }
       assertTrue(
-          "Flink JobManager has no TaskManager with " + slots + " free slots after "
-              + timeoutSeconds + " s: " + overview,
+          "Flink JobManager has no TaskManager with "
+              + slots
+              + " free slots after "
+              + timeoutSeconds
+              + " s: "
+              + overview,
           System.nanoTime() < deadline);
       // Polling another process's state: nothing to block on; the probe itself takes time.
       children.get(0).process.waitFor(500, TimeUnit.MILLISECONDS);

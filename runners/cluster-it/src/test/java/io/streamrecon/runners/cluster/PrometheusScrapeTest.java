@@ -36,10 +36,11 @@ import org.junit.rules.TemporaryFolder;
 /**
  * A real Prometheus (Debian's package, in its own process, with a generated configuration, a free
  * port and its storage in a temporary directory) scrapes a streaming job started with {@code
- * bin/streamrecon run} on the SparkRunner and on the FlinkRunner, and evaluates the shipped alert rules: the input series
- * move as records flow, the verdict and row series equal the tables once the job is done, and a
- * dead letter fired {@code StreamreconDeadLetters}. Without the prometheus binary the test is
- * skipped, unless STREAMRECON_REQUIRE_PROMTOOL is set (as CI does), which makes it fail.
+ * bin/streamrecon run} on the SparkRunner and on the FlinkRunner, and evaluates the shipped alert
+ * rules: the input series move as records flow, the verdict and row series equal the tables once
+ * the job is done, and a dead letter fired {@code StreamreconDeadLetters}. Without the prometheus
+ * binary the test is skipped, unless STREAMRECON_REQUIRE_PROMTOOL is set (as CI does), which makes
+ * it fail.
  */
 public class PrometheusScrapeTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -102,8 +103,8 @@ public class PrometheusScrapeTest {
   /**
    * A streaming job from Kafka, started with bin/streamrecon with {@code runnerArgs} and {@code
    * jvmOptions}, serving its series at {@code metricsPath} on {@code metricsPort}, scraped by a
-   * Prometheus this test starts, which also finds the runner's own {@code engineSeries} on the
-   * same page while the job runs.
+   * Prometheus this test starts, which also finds the runner's own {@code engineSeries} on the same
+   * page while the job runs.
    */
   private void scrapeAStreamingJob(
       List<String> runnerArgs,
@@ -152,8 +153,11 @@ public class PrometheusScrapeTest {
             running,
             jobLog,
             () -> query("sum(streamrecon_input_records_total)") == firstPart,
-            () -> "input " + query("sum(streamrecon_input_records_total)") + "; prometheus log:\n"
-                + ChildProcesses.tail(serverLog, 10));
+            () ->
+                "input "
+                    + query("sum(streamrecon_input_records_total)")
+                    + "; prometheus log:\n"
+                    + ChildProcesses.tail(serverLog, 10));
 
         // More records, one of them not an event: the series move with them.
         List<String> rest = new ArrayList<>(source.subList(half, source.size()));
@@ -231,15 +235,13 @@ public class PrometheusScrapeTest {
   }
 
   private double openEntries() {
-    return query(
-        "sum(streamrecon_entries_opened_total) - sum(streamrecon_entries_closed_total)");
+    return query("sum(streamrecon_entries_opened_total) - sum(streamrecon_entries_closed_total)");
   }
 
   /** The value of an instant query that yields one sample; NaN when it yields none. */
   private double query(String expr) {
     try {
-      JsonNode result =
-          get("/api/v1/query?query=" + encode(expr)).path("data").path("result");
+      JsonNode result = get("/api/v1/query?query=" + encode(expr)).path("data").path("result");
       return result.size() == 1 ? result.get(0).path("value").get(1).asDouble() : Double.NaN;
     } catch (IOException e) {
       return Double.NaN;
@@ -293,8 +295,8 @@ public class PrometheusScrapeTest {
   }
 
   /**
-   * Prometheus scraping the job every second and evaluating the shipped rules every
-   * second, on loopback only; storage in the test's directory.
+   * Prometheus scraping the job every second and evaluating the shipped rules every second, on
+   * loopback only; storage in the test's directory.
    */
   private Process startPrometheus(
       String binary, Path dir, String metricsPath, int metricsPort, Path log) throws IOException {
@@ -340,7 +342,8 @@ public class PrometheusScrapeTest {
     if (required != null && !required.isEmpty() && !required.equals("0")) {
       throw new AssertionError("prometheus not found on PATH (apt-get install -y prometheus)");
     }
-    Assume.assumeTrue("prometheus not installed; set STREAMRECON_REQUIRE_PROMTOOL=1 to fail", false);
+    Assume.assumeTrue(
+        "prometheus not installed; set STREAMRECON_REQUIRE_PROMTOOL=1 to fail", false);
     return null;
   }
 }

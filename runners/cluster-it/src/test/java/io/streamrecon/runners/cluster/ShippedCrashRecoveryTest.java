@@ -13,14 +13,14 @@ import org.junit.rules.TemporaryFolder;
 /**
  * The crash test through the artifacts users run: a Kafka job killed with SIGKILL after some
  * raw_events commits, stopped with SIGTERM, killed inside a Delta Lake commit, while a checkpoint
- * file is written (SparkRunner) and after some deltas commits, each time started again with the same command, must end with the tables of an
- * undisturbed run (same final verdicts, late events where it had them, nothing lost, nothing
- * doubled). Launched as the README and docs/operations.md say: {@code bin/streamrecon run} on the
- * SparkRunner and on the FlinkRunner, the spark-submit jar through Spark's {@code SparkSubmit} on
- * a Spark 3.5 distribution's class path, and the flink-run jar through Flink's {@code CliFrontend}
- * on a Flink 1.19 distribution's class path. Each restart therefore loads every class
- * a restore needs (Spark's checkpoint reader, the metrics accumulators, the Kafka checkpoint mark,
- * the pairing's state, the committers' history) from the shipped jar.
+ * file is written (SparkRunner) and after some deltas commits, each time started again with the
+ * same command, must end with the tables of an undisturbed run (same final verdicts, late events
+ * where it had them, nothing lost, nothing doubled). Launched as the README and docs/operations.md
+ * say: {@code bin/streamrecon run} on the SparkRunner and on the FlinkRunner, the spark-submit jar
+ * through Spark's {@code SparkSubmit} on a Spark 3.5 distribution's class path, and the flink-run
+ * jar through Flink's {@code CliFrontend} on a Flink 1.19 distribution's class path. Each restart
+ * therefore loads every class a restore needs (Spark's checkpoint reader, the metrics accumulators,
+ * the Kafka checkpoint mark, the pairing's state, the committers' history) from the shipped jar.
  */
 public class ShippedCrashRecoveryTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -59,27 +59,36 @@ public class ShippedCrashRecoveryTest {
           Fault.KILL_DURING_CHECKPOINT,
           Fault.KILL_AFTER_DELTAS_COMMIT);
 
-  /** The SparkRunner's options of the crash runs (event-time expiry from the runner's watermark). */
+  /**
+   * The SparkRunner's options of the crash runs (event-time expiry from the runner's watermark).
+   */
   private static final List<String> SPARK =
       List.of(
           "--runner=SparkRunner",
           "--sparkMaster=local[2]",
-          // Spark reschedules every batch of the downtime on recovery: longer batches, fewer of them.
+          // Spark reschedules every batch of the downtime on recovery: longer batches, fewer of
+          // them.
           "--batchIntervalMillis=5000");
 
   @Test
   public void binStreamreconOnTheSparkRunnerRestartsFromItsCheckpoint() throws Exception {
-    run(new CrashHarness.Runner(
-        "spark", SPARK, CrashHarness.binStreamrecon(repositoryRoot()), true), 8, SPARK_FAULTS);
+    run(
+        new CrashHarness.Runner(
+            "spark", SPARK, CrashHarness.binStreamrecon(repositoryRoot()), true),
+        8,
+        SPARK_FAULTS);
   }
 
   @Test
   public void binStreamreconOnTheFlinkRunnerRestartsFromItsCheckpoint() throws Exception {
-    run(new CrashHarness.Runner(
-        "flink",
-        CrashHarness.FLINK_OPTIONS,
-        CrashHarness.binStreamrecon(repositoryRoot()),
-        true), 8, FLINK_FAULTS);
+    run(
+        new CrashHarness.Runner(
+            "flink",
+            CrashHarness.FLINK_OPTIONS,
+            CrashHarness.binStreamrecon(repositoryRoot()),
+            true),
+        8,
+        FLINK_FAULTS);
   }
 
   @Test
@@ -89,8 +98,8 @@ public class ShippedCrashRecoveryTest {
 
   /**
    * The flink-run jar under {@code flink run -t local}, with Beam's default {@code
-   * --flinkMaster=[auto]}: the job goes to the cluster the client targets, here one embedded in
-   * the client's JVM, so a SIGKILL takes the job with it.
+   * --flinkMaster=[auto]}: the job goes to the cluster the client targets, here one embedded in the
+   * client's JVM, so a SIGKILL takes the job with it.
    */
   @Test
   public void flinkRunJarRestartsFromItsCheckpoint() throws Exception {
@@ -135,11 +144,15 @@ public class ShippedCrashRecoveryTest {
       List<String> options = new ArrayList<>(List.of("-Xmx1g"));
       options.addAll(jvmOptions);
       List<String> cmd = Distribution.jvm(classPath, options.toArray(String[]::new));
-      cmd.addAll(List.of(
-          "org.apache.spark.deploy.SparkSubmit",
-          "--master", "local[2]",
-          "--conf", "spark.ui.enabled=false",
-          "--class", "io.streamrecon.runners.spark.SparkMain"));
+      cmd.addAll(
+          List.of(
+              "org.apache.spark.deploy.SparkSubmit",
+              "--master",
+              "local[2]",
+              "--conf",
+              "spark.ui.enabled=false",
+              "--class",
+              "io.streamrecon.runners.spark.SparkMain"));
       if (faults != null) {
         cmd.addAll(List.of("--jars", faults.jar().toString()));
       }
@@ -183,15 +196,19 @@ public class ShippedCrashRecoveryTest {
           java.util.regex.Pattern.compile("run the same command with -s (\\S+) after `run`")
               .matcher(out.substring(out.lastIndexOf("=== start")));
       org.junit.Assert.assertTrue(
-          "flink run without -s ended (exit " + refused.exitValue() + ") without naming the"
-              + " checkpoint to restore; see " + log,
+          "flink run without -s ended (exit "
+              + refused.exitValue()
+              + ") without naming the"
+              + " checkpoint to restore; see "
+              + log,
           refused.exitValue() == 2 && m.find());
       return flinkRun(conf, List.of("-s", m.group(1))).start(runArgs, log, faults, jvmOptions);
     };
   }
 
   /** Whether the run's warehouse holds a completed Flink checkpoint ({@code chk-N/_metadata}). */
-  private static boolean hasCompletedFlinkCheckpoint(List<String> runArgs) throws java.io.IOException {
+  private static boolean hasCompletedFlinkCheckpoint(List<String> runArgs)
+      throws java.io.IOException {
     Path warehouse =
         Path.of(
             runArgs.stream()
@@ -205,8 +222,9 @@ public class ShippedCrashRecoveryTest {
     }
     try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(checkpoints, 5)) {
       return files.anyMatch(
-          p -> p.getFileName().toString().equals("_metadata")
-              && p.getParent().getFileName().toString().startsWith("chk-"));
+          p ->
+              p.getFileName().toString().equals("_metadata")
+                  && p.getParent().getFileName().toString().startsWith("chk-"));
     }
   }
 
@@ -220,11 +238,14 @@ public class ShippedCrashRecoveryTest {
       List<String> options = new ArrayList<>(List.of("-Xmx1g"));
       options.addAll(jvmOptions);
       List<String> cmd = Distribution.jvm(classPath, options.toArray(String[]::new));
-      cmd.addAll(List.of(
-          "org.apache.flink.client.cli.CliFrontend",
-          "run",
-          "-t", "local",
-          "-c", "io.streamrecon.runners.flink.FlinkMain"));
+      cmd.addAll(
+          List.of(
+              "org.apache.flink.client.cli.CliFrontend",
+              "run",
+              "-t",
+              "local",
+              "-c",
+              "io.streamrecon.runners.flink.FlinkMain"));
       cmd.addAll(clientOptions);
       if (faults != null) {
         cmd.addAll(List.of("-C", faults.jar().toUri().toString()));

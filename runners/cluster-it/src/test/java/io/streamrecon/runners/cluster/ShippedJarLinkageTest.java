@@ -19,27 +19,27 @@ import java.util.spi.ToolProvider;
 import org.junit.Test;
 
 /**
- * Every class a shipped jar's code refers to is in the jar or on the class path the docs tell
- * users to run it on (a Spark 3.5 / Flink 1.19 distribution's jars, reproduced by runners/dist).
- * The JDK's {@code jdeps --missing-deps} lists each reference that resolves nowhere; this test
- * holds that list against two rules:
+ * Every class a shipped jar's code refers to is in the jar or on the class path the docs tell users
+ * to run it on (a Spark 3.5 / Flink 1.19 distribution's jars, reproduced by runners/dist). The
+ * JDK's {@code jdeps --missing-deps} lists each reference that resolves nowhere; this test holds
+ * that list against two rules:
  *
  * <ul>
  *   <li>A missing class under {@code io.streamrecon.} (our code, or a library we relocated to
- *       {@code io.streamrecon.shaded.}) is always a defect unless {@code linkage-allowed.txt}
- *       names it with its reason: a relocated name whose classes were not bundled fails only when
- *       the code that links it runs, as Beam's checkpoint reader does on a streaming restore.
+ *       {@code io.streamrecon.shaded.}) is always a defect unless {@code linkage-allowed.txt} names
+ *       it with its reason: a relocated name whose classes were not bundled fails only when the
+ *       code that links it runs, as Beam's checkpoint reader does on a streaming restore.
  *   <li>Any other missing package must be listed in {@code linkage-allowed.txt}, which holds the
  *       optional dependencies of bundled libraries that streamrecon never reaches (test helpers,
  *       GraalVM and Android hooks, compression codecs we do not use, ...). A package that newly
  *       goes missing fails until someone has looked at it and listed it with a reason.
  * </ul>
  *
- * <p>Run with {@code -Dstreamrecon.linkage.print=true} to print every missing package of each
- * jar with the classes that refer to it, for reviewing a change of dependencies.
+ * <p>Run with {@code -Dstreamrecon.linkage.print=true} to print every missing package of each jar
+ * with the classes that refer to it, for reviewing a change of dependencies.
  */
 public class ShippedJarLinkageTest {
-  /** {@code   [version/]referrer.Class   -> missing.Class   not found}. */
+  /** {@code [version/]referrer.Class -> missing.Class not found}. */
   private static final Pattern MISSING =
       Pattern.compile("^\\s+(?:\\d+/)?(\\S+)\\s+->\\s+(\\S+)\\s+not found\\s*$");
 
@@ -65,12 +65,17 @@ public class ShippedJarLinkageTest {
           byPackage.computeIfAbsent(packageOf(cls), p -> new TreeSet<>()).add(cls);
           if (cls.startsWith(OURS)) {
             if (!allowed.classes().contains(cls)) {
-              defects.add(cls + " (relocated or ours, not in the jar), referred to by "
-                  + head(referrers));
+              defects.add(
+                  cls + " (relocated or ours, not in the jar), referred to by " + head(referrers));
             }
           } else if (!allowed.packages().contains(packageOf(cls))) {
-            defects.add(cls + " (package " + packageOf(cls) + " not in linkage-allowed.txt), "
-                + "referred to by " + head(referrers));
+            defects.add(
+                cls
+                    + " (package "
+                    + packageOf(cls)
+                    + " not in linkage-allowed.txt), "
+                    + "referred to by "
+                    + head(referrers));
           }
         });
     if (Boolean.getBoolean("streamrecon.linkage.print")) {
@@ -78,9 +83,12 @@ public class ShippedJarLinkageTest {
       byPackage.forEach((p, classes) -> System.out.println("  " + p + "  " + head(classes)));
     }
     if (!defects.isEmpty()) {
-      fail(jar.getFileName() + " refers to " + defects.size()
-          + " classes found neither in it nor on the distribution's class path:\n  "
-          + String.join("\n  ", defects.subList(0, Math.min(40, defects.size()))));
+      fail(
+          jar.getFileName()
+              + " refers to "
+              + defects.size()
+              + " classes found neither in it nor on the distribution's class path:\n  "
+              + String.join("\n  ", defects.subList(0, Math.min(40, defects.size()))));
     }
   }
 
@@ -88,15 +96,18 @@ public class ShippedJarLinkageTest {
   static Map<String, TreeSet<String>> missingClasses(Path jar, String classPath)
       throws IOException {
     ToolProvider jdeps =
-        ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
+        ToolProvider.findFirst("jdeps")
+            .orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code =
         jdeps.run(
             new PrintWriter(out),
             new PrintWriter(err),
-            "--multi-release", String.valueOf(Runtime.version().feature()),
-            "-cp", expandWildcards(classPath),
+            "--multi-release",
+            String.valueOf(Runtime.version().feature()),
+            "-cp",
+            expandWildcards(classPath),
             "--missing-deps",
             jar.toString());
     if (code != 0) {
@@ -137,12 +148,13 @@ public class ShippedJarLinkageTest {
 
   private static String head(TreeSet<String> names) {
     List<String> first = names.stream().limit(3).toList();
-    return String.join(", ", first) + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
+    return String.join(", ", first)
+        + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
   }
 
   /**
-   * {@code linkage-allowed.txt}: one package (or, under {@code io.streamrecon.}, one class) a
-   * line, each under a {@code #} comment that says why it may be missing.
+   * {@code linkage-allowed.txt}: one package (or, under {@code io.streamrecon.}, one class) a line,
+   * each under a {@code #} comment that says why it may be missing.
    */
   record Allowed(TreeSet<String> packages, TreeSet<String> classes) {
     static Allowed load() throws IOException {

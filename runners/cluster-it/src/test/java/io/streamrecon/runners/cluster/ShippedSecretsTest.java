@@ -31,10 +31,6 @@ public class ShippedSecretsTest {
 
   @Test
   public void flinkRunnerWritesNoSecret() throws Exception {
-    new SecretLeakCheck(
-            tmp.getRoot().toPath(),
-            CrashHarness.FLINK_OPTIONS,
-            bin())
-        .run();
+    new SecretLeakCheck(tmp.getRoot().toPath(), CrashHarness.FLINK_OPTIONS, bin()).run();
   }
 }

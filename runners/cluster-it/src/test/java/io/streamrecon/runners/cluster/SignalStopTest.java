@@ -52,8 +52,8 @@ public class SignalStopTest {
     List<String> cmd = Distribution.jvm(Distribution.distClassPath("spark") + ":" + jar, "-Xmx1g");
     cmd.add("io.streamrecon.runners.spark.SparkMain");
     cmd.addAll(kafkaRun(wh));
-    cmd.addAll(List.of("--sparkMaster=local[2]", "--batchIntervalMillis=1000",
-        "--processingGrace=5s"));
+    cmd.addAll(
+        List.of("--sparkMaster=local[2]", "--batchIntervalMillis=1000", "--processingGrace=5s"));
     stopAndCheck(cmd, wh, "spark", true);
   }
 
@@ -93,9 +93,10 @@ public class SignalStopTest {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
       while (!Files.isDirectory(rawLog)
           || DeltaLakeTables.tableVersion(wh.toString(), "raw_events") < 0) {
-        assertTrue(name + " run ended early; stderr:\n" + child.stderrTail(),
-            child.process.isAlive());
-        assertTrue(name + " committed nothing in 240 s; stderr:\n" + child.stderrTail(),
+        assertTrue(
+            name + " run ended early; stderr:\n" + child.stderrTail(), child.process.isAlive());
+        assertTrue(
+            name + " committed nothing in 240 s; stderr:\n" + child.stderrTail(),
             System.nanoTime() < deadline);
         child.process.waitFor(1, TimeUnit.SECONDS);
       }
@@ -105,8 +106,12 @@ public class SignalStopTest {
       long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - signalled);
       assertTrue(
           name + " still running 30 s after SIGTERM; stderr:\n" + child.stderrTail(), exited);
-      System.out.println(name + ": exited " + tookMillis + " ms after SIGTERM, status "
-          + child.process.exitValue());
+      System.out.println(
+          name
+              + ": exited "
+              + tookMillis
+              + " ms after SIGTERM, status "
+              + child.process.exitValue());
       if (ourHook) {
         String err = Files.readString(child.err);
         assertTrue(err, err.contains("stopping (signal received)"));

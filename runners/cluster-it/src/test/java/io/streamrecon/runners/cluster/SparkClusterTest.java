@@ -8,7 +8,6 @@ import io.streamrecon.pipeline.testing.KafkaBrokerProcess;
 import io.streamrecon.pipeline.testing.Scenario;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -23,9 +22,9 @@ import org.junit.rules.TemporaryFolder;
  * workers (1 core each) started from the Spark 3.5 distribution's jars, the jar submitted with
  * {@code SparkSubmit --master spark://… --deploy-mode client}, once in batch on files and once in
  * streaming on Kafka (a broker in its own JVM). The DoFns, coders, Kafka readers and Delta Lake
- * writers then run in executor JVMs that the workers launch and that load the jar from the
- * driver: the final verdicts must equal the DirectRunner's, and both workers' executors must have
- * run tasks.
+ * writers then run in executor JVMs that the workers launch and that load the jar from the driver:
+ * the final verdicts must equal the DirectRunner's, and both workers' executors must have run
+ * tasks.
  */
 public class SparkClusterTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();

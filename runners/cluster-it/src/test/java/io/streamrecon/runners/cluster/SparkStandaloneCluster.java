@@ -47,11 +47,10 @@ final class SparkStandaloneCluster implements AutoCloseable {
   }
 
   /**
-   * Starts a master and {@code workers} workers under {@code dir} (logs, work dirs, SPARK_HOME)
-   * and waits, with a deadline, until the master's JSON lists them all alive.
+   * Starts a master and {@code workers} workers under {@code dir} (logs, work dirs, SPARK_HOME) and
+   * waits, with a deadline, until the master's JSON lists them all alive.
    */
-  static SparkStandaloneCluster start(Path dir, int workers, long timeoutSeconds)
-      throws Exception {
+  static SparkStandaloneCluster start(Path dir, int workers, long timeoutSeconds) throws Exception {
     Path home = dir.resolve("spark-home");
     Files.createDirectories(home);
     Path jars = Path.of(Distribution.distClassPath("spark")).getParent();
@@ -107,10 +106,13 @@ final class SparkStandaloneCluster implements AutoCloseable {
   /** The environment every JVM of the cluster and the submitting JVM get. */
   Map<String, String> env() {
     return Map.of(
-        "SPARK_HOME", dir.resolve("spark-home").toString(),
+        "SPARK_HOME",
+        dir.resolve("spark-home").toString(),
         // Without it Spark binds to the first non-loopback interface it finds.
-        "SPARK_LOCAL_IP", Distribution.LOOPBACK,
-        "SPARK_SCALA_VERSION", "2.12");
+        "SPARK_LOCAL_IP",
+        Distribution.LOOPBACK,
+        "SPARK_SCALA_VERSION",
+        "2.12");
   }
 
   /** The master's state as its web UI serves it ({@code /json/}). */
@@ -124,8 +126,8 @@ final class SparkStandaloneCluster implements AutoCloseable {
   }
 
   /**
-   * The master's record of the application named {@code name} (Beam's {@code --appName}), active
-   * or completed; fails when there is none or more than one.
+   * The master's record of the application named {@code name} (Beam's {@code --appName}), active or
+   * completed; fails when there is none or more than one.
    */
   JsonNode application(String name) throws IOException, InterruptedException {
     JsonNode state = masterState();
@@ -188,8 +190,14 @@ final class SparkStandaloneCluster implements AutoCloseable {
         return;
       }
       assertTrue(
-          "Spark master lists " + alive + " of " + workers + " workers after " + timeoutSeconds
-              + " s; master stderr:\n" + children.get(0).stderrTail(),
+          "Spark master lists "
+              + alive
+              + " of "
+              + workers
+              + " workers after "
+              + timeoutSeconds
+              + " s; master stderr:\n"
+              + children.get(0).stderrTail(),
           System.nanoTime() < deadline);
       // Polling another process's state: nothing to block on; the probe itself takes time.
       children.get(0).process.waitFor(500, TimeUnit.MILLISECONDS);

@@ -21,14 +21,17 @@ final class StreamingInput {
   private StreamingInput() {}
 
   /** Produces {@code lines} to {@code topic}, acknowledged by the broker. */
-  static void produce(KafkaBrokerProcess kafka, String topic, List<String> lines)
-      throws Exception {
+  static void produce(KafkaBrokerProcess kafka, String topic, List<String> lines) throws Exception {
     Map<String, Object> config =
         Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-            ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            StringSerializer.class,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            StringSerializer.class);
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
       for (String line : lines) {
         producer.send(new ProducerRecord<>(topic, line));
@@ -53,11 +56,14 @@ final class StreamingInput {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (!expected.equals(currentView(wh))) {
       assertTrue(
-          "the streaming run ended early; stderr:\n" + child.stderrTail(),
-          child.process.isAlive());
+          "the streaming run ended early; stderr:\n" + child.stderrTail(), child.process.isAlive());
       assertTrue(
-          "the streaming run did not reach the DirectRunner's verdicts in " + seconds + " s: "
-              + difference(expected, wh) + "\nstderr:\n" + child.stderrTail(),
+          "the streaming run did not reach the DirectRunner's verdicts in "
+              + seconds
+              + " s: "
+              + difference(expected, wh)
+              + "\nstderr:\n"
+              + child.stderrTail(),
           System.nanoTime() < deadline);
       // Polling the warehouse another process writes; wakes early if the process ends.
       child.process.waitFor(1, TimeUnit.SECONDS);

@@ -42,7 +42,8 @@ public class DirectRunnerScenarioTest {
   public void batchEndsWithTheIntendedVerdicts() {
     scenario.assertExpected(batchWarehouse);
     assertEquals(
-        scenario.generator().badLines(), DeltaLakeTables.readDeadLetters(batchWarehouse.toString()).size());
+        scenario.generator().badLines(),
+        DeltaLakeTables.readDeadLetters(batchWarehouse.toString()).size());
     assertEquals(0, batch.summary().get("late"));
   }
 
@@ -68,7 +69,8 @@ public class DirectRunnerScenarioTest {
   public void explainShowsBothPayloadsAndTheDiff() {
     Map.Entry<String, java.util.List<String>> mismatch =
         scenario.generator().mismatchPaths().entrySet().iterator().next();
-    String out = capture("explain", "--naturalId=" + mismatch.getKey(), "--warehouse=" + batchWarehouse);
+    String out =
+        capture("explain", "--naturalId=" + mismatch.getKey(), "--warehouse=" + batchWarehouse);
     assertThat(out, containsString("SOURCE event"));
     assertThat(out, containsString("TARGET event"));
     assertThat(out, containsString("\"path\":\"" + mismatch.getValue().get(0) + "\""));

@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Flink's {@link PrometheusReporter} with Beam's metrics under the series names of {@link
  * PrometheusSeries}, on the reporter's one HTTP endpoint. Flink's own metrics (checkpoint
- * durations, records in and out, ...) go to Flink's reporter unchanged. Beam's FlinkRunner registers
- * each Beam metric on its operator's metric group, named {@code <namespace><delimiter><name>}; Flink's
- * reporter alone would export one series per operator and subtask under a scope-mangled name, and
- * a Beam distribution (a gauge whose value is not a number) as 0. Here they are kept aside and, at
- * each scrape, added up across operators and subtasks by the same mapping as on the SparkRunner.
+ * durations, records in and out, ...) go to Flink's reporter unchanged. Beam's FlinkRunner
+ * registers each Beam metric on its operator's metric group, named {@code
+ * <namespace><delimiter><name>}; Flink's reporter alone would export one series per operator and
+ * subtask under a scope-mangled name, and a Beam distribution (a gauge whose value is not a number)
+ * as 0. Here they are kept aside and, at each scrape, added up across operators and subtasks by the
+ * same mapping as on the SparkRunner.
  *
  * <p>Flink's reporter cannot be subclassed outside its package and keeps its collector registry in
  * a package-private field; the Beam collector is registered there when the reporter is made. A

@@ -11,8 +11,8 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
  * Creates the Prometheus reporter that exports Beam's metrics as the {@code streamrecon_*} series
  * next to Flink's own ({@link BeamPrometheusReporter}). Its settings are those of Flink's {@code
  * PrometheusReporterFactory} ({@code port}, a port or a range, 9249 by default; {@code
- * filterLabelValueCharacters}), e.g. {@code
- * metrics.reporter.prom.factory.class: io.streamrecon.runners.flink.BeamPrometheusReporterFactory}.
+ * filterLabelValueCharacters}), e.g. {@code metrics.reporter.prom.factory.class:
+ * io.streamrecon.runners.flink.BeamPrometheusReporterFactory}.
  */
 public final class BeamPrometheusReporterFactory implements MetricReporterFactory {
   /** The factory class, as a Flink configuration names it. */
@@ -23,8 +23,7 @@ public final class BeamPrometheusReporterFactory implements MetricReporterFactor
 
   @Override
   public MetricReporter createMetricReporter(Properties properties) {
-    String delimiter =
-        GlobalConfiguration.loadConfiguration().get(MetricOptions.SCOPE_DELIMITER);
+    String delimiter = GlobalConfiguration.loadConfiguration().get(MetricOptions.SCOPE_DELIMITER);
     return new BeamPrometheusReporter(
         new PrometheusReporterFactory().createMetricReporter(properties),
         delimiter == null || delimiter.isEmpty() ? '.' : delimiter.charAt(0));

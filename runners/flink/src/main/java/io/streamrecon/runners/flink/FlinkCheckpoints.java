@@ -47,9 +47,7 @@ final class FlinkCheckpoints {
       }
       for (FileStatus chk : fs.listStatus(job.getPath())) {
         Matcher m = CHK.matcher(chk.getPath().getName());
-        if (chk.isDirectory()
-            && m.matches()
-            && fs.exists(new Path(chk.getPath(), "_metadata"))) {
+        if (chk.isDirectory() && m.matches() && fs.exists(new Path(chk.getPath(), "_metadata"))) {
           out.add(new Completed(Long.parseLong(m.group(1)), chk.getPath()));
         }
       }

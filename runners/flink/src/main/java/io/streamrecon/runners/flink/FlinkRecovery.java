@@ -32,10 +32,10 @@ import org.slf4j.LoggerFactory;
  * applies {@code --savepointPath} only for a remote {@code host:port} master, so for the embedded
  * cluster the checkpoint goes into a generated Flink configuration directory ({@code
  * execution.savepoint.path}) passed as {@code --flinkConfDir}. Bundles are finished before the
- * checkpoint barrier ({@code --finishBundleBeforeCheckpointing}), so no output waits in the
- * runner for the next input. Options set by the user win. The embedded cluster also gets the
- * Prometheus reporter of {@link BeamPrometheusReporterFactory} through that directory, unless
- * the run's own {@code --flinkConfDir} configures it.
+ * checkpoint barrier ({@code --finishBundleBeforeCheckpointing}), so no output waits in the runner
+ * for the next input. Options set by the user win. The embedded cluster also gets the Prometheus
+ * reporter of {@link BeamPrometheusReporterFactory} through that directory, unless the run's own
+ * {@code --flinkConfDir} configures it.
  *
  * <p>Under {@code flink run} (Beam's {@code [auto]} master) Beam takes the client's environment as
  * it is, so only the client restores: a job with completed checkpoints starts when the command
@@ -46,8 +46,8 @@ public final class FlinkRecovery implements RunnerSupport {
   private static final Logger LOG = LoggerFactory.getLogger(FlinkRecovery.class);
 
   /**
-   * Checkpoint interval when none is given: how much a restored job reads and processes again
-   * after a crash.
+   * Checkpoint interval when none is given: how much a restored job reads and processes again after
+   * a crash.
    */
   public static final long DEFAULT_CHECKPOINTING_INTERVAL_MS = 5_000;
 
@@ -151,7 +151,8 @@ public final class FlinkRecovery implements RunnerSupport {
           restore = "restoring from " + chk;
           int deleted = FlinkCheckpoints.deleteOlderJobs(fs, storagePath, newest.get());
           if (deleted > 0) {
-            LOG.info("deleted {} older Flink job checkpoint directories under {}", deleted, storage);
+            LOG.info(
+                "deleted {} older Flink job checkpoint directories under {}", deleted, storage);
           }
         }
       }
@@ -193,8 +194,8 @@ public final class FlinkRecovery implements RunnerSupport {
 
   /**
    * Whether the job is submitted by Flink's client ({@code flink run}): Beam's default master
-   * {@code [auto]} in a JVM where the client installed its context environment. Beam then takes
-   * the environment without configuration, so neither {@code --savepointPath} nor a configuration
+   * {@code [auto]} in a JVM where the client installed its context environment. Beam then takes the
+   * environment without configuration, so neither {@code --savepointPath} nor a configuration
    * directory reaches it: only the client's own settings ({@code -s}) restore a checkpoint.
    */
   static boolean underFlinkClient(FlinkPipelineOptions f) {

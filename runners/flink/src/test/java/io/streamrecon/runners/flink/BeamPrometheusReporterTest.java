@@ -47,12 +47,15 @@ public class BeamPrometheusReporterTest {
       reporter.notifyOfAddedMetric(in1, "streamrecon.summary_input_source", subtask1);
       Gauge<Long> behind = () -> 12L;
       reporter.notifyOfAddedMetric(
-          behind, "streamrecon.kafka_records_behind_latest{side=source,topic=a.b,partition=0}", subtask0);
+          behind,
+          "streamrecon.kafka_records_behind_latest{side=source,topic=a.b,partition=0}",
+          subtask0);
       Gauge<DistributionResult> commits = () -> DistributionResult.create(1500, 2, 500, 1000);
       reporter.notifyOfAddedMetric(commits, "streamrecon.deltalake_commit_millis_deltas", subtask0);
       SimpleCounter kafka = new SimpleCounter();
       kafka.inc(5);
-      reporter.notifyOfAddedMetric(kafka, "org.apache.beam.sdk.io.kafka.KafkaIO.bytes_read", subtask1);
+      reporter.notifyOfAddedMetric(
+          kafka, "org.apache.beam.sdk.io.kafka.KafkaIO.bytes_read", subtask1);
       SimpleCounter records = new SimpleCounter();
       records.inc(9);
       reporter.notifyOfAddedMetric(records, "numRecordsIn", subtask0);
@@ -64,8 +67,10 @@ public class BeamPrometheusReporterTest {
           page,
           containsString(
               "streamrecon_kafka_records_behind_latest{partition=\"0\",side=\"source\",topic=\"a.b\",} 12.0"));
-      assertThat(page, containsString("streamrecon_commit_duration_seconds_sum{table=\"deltas\",} 1.5"));
-      assertThat(page, containsString("streamrecon_commit_duration_seconds_count{table=\"deltas\",} 2.0"));
+      assertThat(
+          page, containsString("streamrecon_commit_duration_seconds_sum{table=\"deltas\",} 1.5"));
+      assertThat(
+          page, containsString("streamrecon_commit_duration_seconds_count{table=\"deltas\",} 2.0"));
       assertThat(
           page,
           containsString(
@@ -74,7 +79,8 @@ public class BeamPrometheusReporterTest {
       assertThat(page, not(containsString("flink_taskmanager_job_task_operator_streamrecon")));
 
       reporter.notifyOfRemovedMetric(in1, "streamrecon.summary_input_source", subtask1);
-      assertThat(scrape(port), containsString("streamrecon_input_records_total{side=\"source\",} 3.0"));
+      assertThat(
+          scrape(port), containsString("streamrecon_input_records_total{side=\"source\",} 3.0"));
     } finally {
       reporter.close();
     }

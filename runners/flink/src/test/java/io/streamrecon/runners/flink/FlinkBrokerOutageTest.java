@@ -8,10 +8,10 @@ import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
 
 /**
- * A broker fault: the KRaft broker stopped (SIGTERM) for 30 s while both pipelines and
- * both producers run, then started again on the same ports and data. The pipeline must wait and go
- * on: the run ends with the tables of a run whose broker never stopped (here both runs see the
- * outage; the expected verdicts come from the generator), nothing lost, nothing doubled.
+ * A broker fault: the KRaft broker stopped (SIGTERM) for 30 s while both pipelines and both
+ * producers run, then started again on the same ports and data. The pipeline must wait and go on:
+ * the run ends with the tables of a run whose broker never stopped (here both runs see the outage;
+ * the expected verdicts come from the generator), nothing lost, nothing doubled.
  */
 public class FlinkBrokerOutageTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();

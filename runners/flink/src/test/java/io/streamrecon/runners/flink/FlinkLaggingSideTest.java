@@ -33,9 +33,9 @@ public class FlinkLaggingSideTest {
   }
 
   /**
-   * A target two hours behind that the job has not read a record of before it is quiet for
-   * longer than {@code --kafkaIdleAfter}: it needs {@code --targetLag=2h}, since a partition this
-   * process has read nothing from has no observed lag and would follow the wall clock.
+   * A target two hours behind that the job has not read a record of before it is quiet for longer
+   * than {@code --kafkaIdleAfter}: it needs {@code --targetLag=2h}, since a partition this process
+   * has read nothing from has no observed lag and would follow the wall clock.
    */
   @Test
   public void aTargetTwoHoursBehindWithItsLagDeclared() throws Exception {

@@ -32,12 +32,12 @@ import org.junit.rules.TemporaryFolder;
  * A bundle that is open when a checkpoint comes must reach the next step while the input stays
  * quiet, on the options {@link FlinkRecovery} sets.
  *
- * <p>Why: without {@code --finishBundleBeforeCheckpointing}, Beam 2.70's Flink {@code
- * DoFnOperator} finishes such a bundle inside its snapshot, after the barrier went downstream, and
- * keeps the output in a buffer that only the operator's next element, timer or watermark empties.
- * The buffer holds no watermark back. In a streaming run the input goes quiet after a burst, the
- * idle watermark later jumps by the quiet time, and the held events reach the pairing behind it:
- * late, their partners MISSING. That is how the broker outage test failed (2 in 9 runs).
+ * <p>Why: without {@code --finishBundleBeforeCheckpointing}, Beam 2.70's Flink {@code DoFnOperator}
+ * finishes such a bundle inside its snapshot, after the barrier went downstream, and keeps the
+ * output in a buffer that only the operator's next element, timer or watermark empties. The buffer
+ * holds no watermark back. In a streaming run the input goes quiet after a burst, the idle
+ * watermark later jumps by the quiet time, and the held events reach the pairing behind it: late,
+ * their partners MISSING. That is how the broker outage test failed (2 in 9 runs).
  *
  * <p>Here the bundle limits are set so high that only a checkpoint or a watermark closes a bundle;
  * the middle step emits a bundle's elements when it finishes (as the Delta Lake writer emits its
@@ -49,6 +49,7 @@ import org.junit.rules.TemporaryFolder;
  */
 public class FlinkQuietInputTest {
   private static final int EVENTS = 5;
+
   /** The events the last step saw; the embedded cluster runs in this JVM. */
   private static final AtomicInteger ARRIVED = new AtomicInteger();
 

@@ -50,8 +50,10 @@ public class FlinkRecoveryTest {
     assertEquals(9, newest.number());
     assertThat(newest.dir().toString(), containsString("job-b/chk-9"));
 
-    assertEquals(1, FlinkCheckpoints.deleteOlderJobs(
-        fs, new org.apache.hadoop.fs.Path(storage.toUri()), newest));
+    assertEquals(
+        1,
+        FlinkCheckpoints.deleteOlderJobs(
+            fs, new org.apache.hadoop.fs.Path(storage.toUri()), newest));
     assertFalse(Files.exists(storage.resolve("job-a")));
     assertTrue(Files.exists(storage.resolve("job-b/chk-9/_metadata")));
   }
@@ -64,7 +66,8 @@ public class FlinkRecoveryTest {
     RunnerSupport.Recovery r = new FlinkRecovery().configure(o, job(root));
     assertTrue(r.restoresState());
     assertEquals(FlinkRecovery.STABLE_INPUT, r.stableInput());
-    assertEquals(FlinkRecovery.DEFAULT_CHECKPOINTING_INTERVAL_MS, (long) o.getCheckpointingInterval());
+    assertEquals(
+        FlinkRecovery.DEFAULT_CHECKPOINTING_INTERVAL_MS, (long) o.getCheckpointingInterval());
     assertEquals("EXACTLY_ONCE", o.getCheckpointingMode());
     assertTrue(o.isExternalizedCheckpointsEnabled());
     assertTrue(o.getRetainExternalizedCheckpointsOnCancellation());
@@ -88,8 +91,7 @@ public class FlinkRecoveryTest {
     // Read back the way the runner does: Flink's own loader of a configuration directory.
     org.apache.flink.configuration.Configuration flink =
         org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(o.getFlinkConfDir());
-    assertThat(
-        flink.getString("execution.savepoint.path", "(none)"), containsString("f1/chk-4"));
+    assertThat(flink.getString("execution.savepoint.path", "(none)"), containsString("f1/chk-4"));
     assertTrue(Files.exists(config));
   }
 

@@ -20,15 +20,16 @@ import org.junit.rules.TemporaryFolder;
  * Not a test (not run by {@code mvn verify}): the measurement behind {@link
  * FlinkRecovery#DEFAULT_STATE_BACKEND}. Reconciles 20,000 natural ids from Kafka with a 10-minute
  * timeout (so every entry stays open) on the embedded Flink cluster with each state backend, and
- * prints the size and duration of every completed checkpoint as Flink reports them. Run with
- * {@code -Dtest=StateBackendMeasurement -Dstreamrecon.rocksdbJars=<jar>:<jar>} (the RocksDB state
- * backend and frocksdbjni are not dependencies of this module).
+ * prints the size and duration of every completed checkpoint as Flink reports them. Run with {@code
+ * -Dtest=StateBackendMeasurement -Dstreamrecon.rocksdbJars=<jar>:<jar>} (the RocksDB state backend
+ * and frocksdbjni are not dependencies of this module).
  */
 public class StateBackendMeasurement {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
 
   private static final Pattern COMPLETED =
-      Pattern.compile("Completed checkpoint (\\d+) for job \\S+ \\((\\d+) bytes.*?checkpointDuration=(\\d+) ms");
+      Pattern.compile(
+          "Completed checkpoint (\\d+) for job \\S+ \\((\\d+) bytes.*?checkpointDuration=(\\d+) ms");
 
   @Test
   public void measure() throws Exception {
@@ -64,27 +65,38 @@ public class StateBackendMeasurement {
     List<String> cmd = new ArrayList<>();
     cmd.add(ChildProcesses.java());
     cmd.add("-Xmx1g");
-    cmd.add("-Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointCoordinator=info");
+    cmd.add(
+        "-Dorg.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointCoordinator=info");
     cmd.add("-cp");
     String rocks = System.getProperty("streamrecon.rocksdbJars", "");
-    cmd.add(rocks.isEmpty() ? ChildProcesses.classPath() : rocks + ":" + ChildProcesses.classPath());
+    cmd.add(
+        rocks.isEmpty() ? ChildProcesses.classPath() : rocks + ":" + ChildProcesses.classPath());
     cmd.add("io.streamrecon.pipeline.cli.StreamRecon");
-    cmd.addAll(List.of("run", "--source=" + broker.uri("src"), "--target=" + broker.uri("tgt"),
-        "--warehouse=" + wh, "--kafkaProperties=group.id=m-" + backend, "--runner=FlinkRunner",
-        "--flinkMaster=[local]", "--parallelism=2", "--checkpointingInterval=5000",
-        "--stateBackend=" + backend, "--progressInterval=10s"));
+    cmd.addAll(
+        List.of(
+            "run",
+            "--source=" + broker.uri("src"),
+            "--target=" + broker.uri("tgt"),
+            "--warehouse=" + wh,
+            "--kafkaProperties=group.id=m-" + backend,
+            "--runner=FlinkRunner",
+            "--flinkMaster=[local]",
+            "--parallelism=2",
+            "--checkpointingInterval=5000",
+            "--stateBackend=" + backend,
+            "--progressInterval=10s"));
     long start = System.nanoTime();
     Process p = ChildProcesses.start(cmd, log);
     try {
       // 20 checkpoints at 5 s: on this machine the state stops growing by about the 9th, once
       // every record is read (Flink's progress line is not available to poll here).
-      ChildProcesses.await("20 checkpoints with " + backend, 400, p, log,
-          () -> completed(log).size() >= 20);
+      ChildProcesses.await(
+          "20 checkpoints with " + backend, 400, p, log, () -> completed(log).size() >= 20);
     } finally {
       ChildProcesses.kill(p);
     }
-    System.out.printf("%s: %d records, %.0f s%n", backend, records,
-        (System.nanoTime() - start) / 1e9);
+    System.out.printf(
+        "%s: %d records, %.0f s%n", backend, records, (System.nanoTime() - start) / 1e9);
     for (String c : completed(log)) {
       System.out.println("  " + backend + " " + c);
     }

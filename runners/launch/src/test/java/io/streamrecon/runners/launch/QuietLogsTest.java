@@ -19,7 +19,8 @@ import org.junit.Test;
 
 /** What streamrecon's log4j 2 configuration drops, and what it must keep showing. */
 public class QuietLogsTest {
-  private static final String METRICS_ENVIRONMENT = "org.apache.beam.sdk.metrics.MetricsEnvironment";
+  private static final String METRICS_ENVIRONMENT =
+      "org.apache.beam.sdk.metrics.MetricsEnvironment";
 
   /** Beam 2.70's message when a metric is updated on a thread without a metrics container. */
   private static final String NO_CONTAINER =

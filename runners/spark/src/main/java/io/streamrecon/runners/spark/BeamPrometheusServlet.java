@@ -24,10 +24,10 @@ import org.apache.spark.metrics.sink.PrometheusServlet;
  * Streaming under streamrecon names.
  *
  * <p>Beam's SparkRunner gives Spark's metrics system one gauge whose value is a map of all Beam
- * metrics. Spark's servlet would print that map as one line that is not the exposition format,
- * and Prometheus would then reject the whole scrape; this servlet leaves Beam's gauges out of
- * Spark's part and renders Beam's metrics from the runner's metrics accumulator, the value Beam's
- * gauge is made from, with their namespaces and names intact.
+ * metrics. Spark's servlet would print that map as one line that is not the exposition format, and
+ * Prometheus would then reject the whole scrape; this servlet leaves Beam's gauges out of Spark's
+ * part and renders Beam's metrics from the runner's metrics accumulator, the value Beam's gauge is
+ * made from, with their namespaces and names intact.
  *
  * <p>Spark makes it from {@code spark.metrics.conf.driver.sink.prometheusServlet.class} (the
  * instance name must be {@code prometheusServlet}: Spark attaches only that sink's handler to the

@@ -3,8 +3,8 @@ package io.streamrecon.runners.spark;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamrecon.pipeline.run.JobCheckpoints;
 import io.streamrecon.pipeline.runner.JobIdentity;
-import io.streamrecon.pipeline.runner.RunnerSupport.Recovery;
 import io.streamrecon.pipeline.runner.RunnerSupport;
+import io.streamrecon.pipeline.runner.RunnerSupport.Recovery;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -27,31 +27,30 @@ import org.apache.hadoop.fs.Path;
  * Makes an unbounded run on the classic SparkRunner recoverable and able to keep pace: its
  * checkpoint directory defaults to {@code <checkpoint root>/spark} (Beam's own default is {@code
  * /tmp/<random job name>}, so a restarted job would never find it), from which {@code
- * JavaStreamingContext.getOrCreate} restores the streaming context, state and Kafka read
- * positions included. On recovery Spark deserializes the first start's graph and options, so a
- * restored job runs with every option of its first start whatever the command line says now: the
- * first start records its options ({@value #OPTIONS_FILE}, a digest per option, beside the job
- * manifest) and a restart with any of them changed is refused instead of silently ignored.
+ * JavaStreamingContext.getOrCreate} restores the streaming context, state and Kafka read positions
+ * included. On recovery Spark deserializes the first start's graph and options, so a restored job
+ * runs with every option of its first start whatever the command line says now: the first start
+ * records its options ({@value #OPTIONS_FILE}, a digest per option, beside the job manifest) and a
+ * restart with any of them changed is refused instead of silently ignored.
  *
- * <p>The state streams of Beam's Kafka source and of its GroupByKeys (the Delta Lake commit
- * steps) are also checkpointed every micro-batch ({@code --checkpointDurationMillis} defaults to
- * {@code --batchIntervalMillis}) instead of Spark's default of every tenth. Beam's Spark source
- * reads Kafka through a live reader while a batch's jobs are generated, and the records it read
- * are kept only in the source's state RDD. On recovery Spark recomputes every batch since that
- * RDD's last checkpoint to rebuild state; with a fresh reader those recomputations read the
- * backlog again into batches whose output nothing uses, and the stored read position moved past
- * records that were then never stored. Checkpointed every batch, the recomputation starts from
- * the checkpoint files, which hold what each batch really read (the Spark crash test, {@code
- * ShippedCrashRecoveryTest}: without this, records produced around a crash were never stored;
- * with it the test passes).
+ * <p>The state streams of Beam's Kafka source and of its GroupByKeys (the Delta Lake commit steps)
+ * are also checkpointed every micro-batch ({@code --checkpointDurationMillis} defaults to {@code
+ * --batchIntervalMillis}) instead of Spark's default of every tenth. Beam's Spark source reads
+ * Kafka through a live reader while a batch's jobs are generated, and the records it read are kept
+ * only in the source's state RDD. On recovery Spark recomputes every batch since that RDD's last
+ * checkpoint to rebuild state; with a fresh reader those recomputations read the backlog again into
+ * batches whose output nothing uses, and the stored read position moved past records that were then
+ * never stored. Checkpointed every batch, the recomputation starts from the checkpoint files, which
+ * hold what each batch really read (the Spark crash test, {@code ShippedCrashRecoveryTest}: without
+ * this, records produced around a crash were never stored; with it the test passes).
  */
 final class SparkRecovery {
   /**
    * Micro-batch interval of an unbounded run unless {@code --batchIntervalMillis} is given. Beam's
    * default (500 ms) is shorter than one batch takes here (the pairing visits every bucket each
    * batch): Spark then labels each batch later than the last and its checkpoint falls further
-   * behind wall time, so a restart would reschedule every batch of that drift. 5 s keeps pace
-   * with a sustained load.
+   * behind wall time, so a restart would reschedule every batch of that drift. 5 s keeps pace with
+   * a sustained load.
    */
   static final long DEFAULT_BATCH_INTERVAL_MILLIS = 5000;
 
@@ -61,8 +60,8 @@ final class SparkRecovery {
   /**
    * Options left out of the comparison: set anew by every start ({@code fresh}, the job's name and
    * run id, Beam's options id), or able to hold a secret, which must not reach a file even as a
-   * digest (the Kafka client settings: a restored job keeps the first start's, so a change of
-   * them needs {@code --fresh} like any other).
+   * digest (the Kafka client settings: a restored job keeps the first start's, so a change of them
+   * needs {@code --fresh} like any other).
    */
   static final Set<String> NOT_COMPARED =
       Set.of("fresh", "jobName", "runId", "optionsId", "kafkaProperties", "kafkaPropertiesFile");
@@ -70,9 +69,9 @@ final class SparkRecovery {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
-   * On the first start, writes each option set on this run (after the defaults above) as a
-   * SHA-256 digest of its value; on a restart, refuses when any differs, naming the options but
-   * not their values.
+   * On the first start, writes each option set on this run (after the defaults above) as a SHA-256
+   * digest of its value; on a restart, refuses when any differs, naming the options but not their
+   * values.
    *
    * @throws IllegalArgumentException when a restart changed an option the checkpoint keeps
    */
@@ -88,7 +87,10 @@ final class SparkRecovery {
       }
       Map<String, String> first;
       try (InputStream in = fs.open(file)) {
-        first = JSON.readValue(in, new com.fasterxml.jackson.core.type.TypeReference<TreeMap<String, String>>() {});
+        first =
+            JSON.readValue(
+                in,
+                new com.fasterxml.jackson.core.type.TypeReference<TreeMap<String, String>>() {});
       }
       List<String> changed = new ArrayList<>();
       for (String name : union(first.keySet(), now.keySet())) {
@@ -109,8 +111,7 @@ final class SparkRecovery {
                 + " are moved aside)");
       }
     } catch (IOException e) {
-      throw new IllegalStateException(
-          "cannot read or write " + file + ": " + e.getMessage(), e);
+      throw new IllegalStateException("cannot read or write " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -135,7 +136,8 @@ final class SparkRecovery {
   private static String sha256(String s) {
     try {
       return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -1,10 +1,10 @@
 package io.streamrecon.runners.spark;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.JobIdentity;
 import io.streamrecon.pipeline.runner.RunnerProfile;
 import io.streamrecon.pipeline.runner.RunnerSupport;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import org.apache.beam.runners.spark.SparkPipelineOptions;
 import org.apache.beam.runners.spark.SparkRunner;
 import org.apache.beam.sdk.options.ExperimentalOptions;
@@ -12,9 +12,9 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.StreamingOptions;
 
 /**
- * The classic SparkRunner's needs: its {@link #profile}; in batch, three settings that keep a
- * run's heap independent of its input size (see {@link #tune}); in streaming, {@link
- * SparkRecovery}'s checkpoints.
+ * The classic SparkRunner's needs: its {@link #profile}; in batch, three settings that keep a run's
+ * heap independent of its input size (see {@link #tune}); in streaming, {@link SparkRecovery}'s
+ * checkpoints.
  */
 public final class SparkSupport implements RunnerSupport {
   /**
@@ -124,8 +124,8 @@ public final class SparkSupport implements RunnerSupport {
    * writes the coded partitions to {@code spark.local.dir} once and streams them back for each
    * consumer, at the cost of local disk about the size of the input (not persisting would parse
    * every event twice). Streaming is left alone: the runner caches its micro-batches serialized in
-   * memory whatever the level, and Spark Streaming releases them. Only an explicit level other
-   * than Beam's default is kept.
+   * memory whatever the level, and Spark Streaming releases them. Only an explicit level other than
+   * Beam's default is kept.
    */
   static void boundStorage(PipelineOptions options) {
     SparkPipelineOptions spark = options.as(SparkPipelineOptions.class);
@@ -155,8 +155,8 @@ public final class SparkSupport implements RunnerSupport {
   }
 
   /**
-   * Turns on {@value #SDF_BOUNDED_OUTPUT} unless it is set. The runner otherwise keeps every
-   * output of one input element in a list before passing any on ({@code
+   * Turns on {@value #SDF_BOUNDED_OUTPUT} unless it is set. The runner otherwise keeps every output
+   * of one input element in a list before passing any on ({@code
    * UnboundedSparkInputDataProcessor}), so reading a file, one input element, held all its lines.
    * With the experiment a splittable DoFn's outputs go on through a bounded queue filled by a
    * second thread ({@code BoundedSparkInputDataProcessor}). The file reader is one, and so is

@@ -17,9 +17,9 @@ import org.joda.time.Instant;
  * sees it: {@link GlobalWatermarkHolder} holds, per unbounded source, the watermarks of the last
  * completed micro-batch (the driver advances it when a batch completes and publishes it to the
  * executors as a block that they fetch and cache for half a batch interval). This returns the
- * earliest of the sources' high watermarks: the watermark at the end of the last completed
- * batch's read, so never ahead of a record not yet processed (records read later come in later
- * batches). Before the first batch completed it returns {@code null}.
+ * earliest of the sources' high watermarks: the watermark at the end of the last completed batch's
+ * read, so never ahead of a record not yet processed (records read later come in later batches).
+ * Before the first batch completed it returns {@code null}.
  */
 final class SparkWatermarkSource implements WatermarkSource {
   private static final long serialVersionUID = 1L;
@@ -46,8 +46,8 @@ final class SparkWatermarkSource implements WatermarkSource {
    * The latest high watermark this JVM saw per source id. The holder's map lists only the sources
    * that reported for the batch it advanced on; a source missing from one reading keeps its last
    * watermark here instead of dropping out of the minimum (which could only move it ahead). Kept
-   * per job (a random id serialized with the pipeline, so a restored job keeps it): source ids
-   * are only unique within one streaming context, and a JVM may run several one after another.
+   * per job (a random id serialized with the pipeline, so a restored job keeps it): source ids are
+   * only unique within one streaming context, and a JVM may run several one after another.
    */
   private static final Map<String, Map<Integer, Instant>> SEEN = new ConcurrentHashMap<>();
 
@@ -59,8 +59,7 @@ final class SparkWatermarkSource implements WatermarkSource {
       Map<Integer, SparkWatermarks> watermarks, Map<Integer, Instant> seen) {
     if (watermarks != null) {
       for (Map.Entry<Integer, SparkWatermarks> e : watermarks.entrySet()) {
-        seen.merge(
-            e.getKey(), e.getValue().getHighWatermark(), (a, b) -> a.isAfter(b) ? a : b);
+        seen.merge(e.getKey(), e.getValue().getHighWatermark(), (a, b) -> a.isAfter(b) ? a : b);
       }
     }
     Instant earliest = null;
@@ -76,8 +75,7 @@ final class SparkWatermarkSource implements WatermarkSource {
   public static final class Provider implements WatermarkSource.Provider {
     @Override
     public Optional<WatermarkSource> forOptions(PipelineOptions options) {
-      if (options.getRunner() == null
-          || !SparkRunner.class.isAssignableFrom(options.getRunner())) {
+      if (options.getRunner() == null || !SparkRunner.class.isAssignableFrom(options.getRunner())) {
         return Optional.empty();
       }
       long interval = options.as(SparkPipelineOptions.class).getBatchIntervalMillis();

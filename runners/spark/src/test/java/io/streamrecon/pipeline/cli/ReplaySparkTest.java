@@ -1,12 +1,12 @@
 package io.streamrecon.pipeline.cli;
 
-import io.streamrecon.pipeline.run.ReplayRun;
-import io.streamrecon.pipeline.run.ReconcileRun;
-import io.streamrecon.pipeline.run.Summary;
-import io.streamrecon.pipeline.samples.RulesSample;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
+import io.streamrecon.pipeline.run.ReconcileRun;
+import io.streamrecon.pipeline.run.ReplayRun;
+import io.streamrecon.pipeline.run.Summary;
+import io.streamrecon.pipeline.samples.RulesSample;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -56,8 +56,7 @@ public class ReplaySparkTest {
                     SPARK[1])));
     assertEquals(PipelineResult.State.DONE, replay.state());
     assertTrue(replay.format(), replay.addsUp());
-    assertEquals(
-        ReplayTest.verdicts(ruled, "ruled"), ReplayTest.verdicts(wh, "replay-spark"));
+    assertEquals(ReplayTest.verdicts(ruled, "ruled"), ReplayTest.verdicts(wh, "replay-spark"));
     for (String counter : Summary.PAIRING) {
       assertEquals(counter, withRules.summary().get(counter), replay.summary().get(counter));
     }

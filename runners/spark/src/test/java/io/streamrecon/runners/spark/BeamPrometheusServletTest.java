@@ -20,8 +20,8 @@ import org.apache.beam.sdk.metrics.MetricResult;
 import org.junit.Test;
 
 /**
- * The servlet's page is valid exposition format although Beam's SparkRunner registers a gauge
- * whose value is a map: Spark's own metrics stay, Beam's come as series of their own, and Spark
+ * The servlet's page is valid exposition format although Beam's SparkRunner registers a gauge whose
+ * value is a map: Spark's own metrics stay, Beam's come as series of their own, and Spark
  * Streaming's batch gauges get streamrecon names.
  */
 public class BeamPrometheusServletTest {
@@ -41,7 +41,8 @@ public class BeamPrometheusServletTest {
   public void beamsMapGaugeBecomesOneSeriesPerMetric() {
     MetricRegistry registry = new MetricRegistry();
     registry.counter("streamrecon.driver.app.tasks").inc(4);
-    Gauge<Map<String, Double>> beamsMap = () -> Map.of("step.streamrecon.summary_input_source", 3.0);
+    Gauge<Map<String, Double>> beamsMap =
+        () -> Map.of("step.streamrecon.summary_input_source", 3.0);
     registry.register("streamrecon.driver.app.Beam.Metrics", beamsMap);
     registry.register(
         "streamrecon.driver.app.StreamingMetrics.streaming.lastCompletedBatch_processingDelay",
@@ -54,16 +55,22 @@ public class BeamPrometheusServletTest {
             List.of(
                 MetricResult.attempted(
                     MetricKey.create(
-                        "step", MetricName.named(MetricNames.NAMESPACE, MetricNames.input(Side.SOURCE))),
+                        "step",
+                        MetricName.named(MetricNames.NAMESPACE, MetricNames.input(Side.SOURCE))),
                     3L)),
-            List.of(), List.of(), List.of(), List.of(), List.of());
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of());
 
     String page = page(registry, beam);
 
     for (String line : page.split("\n")) {
       assertTrue(line, LINE.matcher(line).matches());
     }
-    assertThat(page, containsString("metrics_streamrecon_driver_app_tasks_Count{type=\"counters\"} 4\n"));
+    assertThat(
+        page, containsString("metrics_streamrecon_driver_app_tasks_Count{type=\"counters\"} 4\n"));
     assertThat(page, containsString("streamrecon_input_records_total{side=\"source\"} 3\n"));
     assertThat(page, containsString("streamrecon_microbatch_processing_seconds 1.5\n"));
     assertEquals("no batch completed yet: no sample", -1, page.indexOf("microbatch_total_delay"));

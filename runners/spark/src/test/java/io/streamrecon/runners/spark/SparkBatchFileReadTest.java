@@ -20,10 +20,10 @@ import org.junit.rules.TemporaryFolder;
 /**
  * On the SparkRunner in batch, the lines of a file reach the next step while the file is still
  * being read. Beam's classic Spark runner keeps all outputs of one input element until the element
- * is done, and reading a file is one element, so it held whole files in memory. The file
- * here is a named pipe: the writer sends one line and holds the pipe open until the next step has
- * seen that line. If the runner held the file's lines, the next step would see nothing before the
- * pipe closed, and the writer's wait would end at its deadline unanswered.
+ * is done, and reading a file is one element, so it held whole files in memory. The file here is a
+ * named pipe: the writer sends one line and holds the pipe open until the next step has seen that
+ * line. If the runner held the file's lines, the next step would see nothing before the pipe
+ * closed, and the writer's wait would end at its deadline unanswered.
  */
 public class SparkBatchFileReadTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -62,7 +62,6 @@ public class SparkBatchFileReadTest {
     pipeline.run().waitUntilFinish();
 
     assertTrue(
-        "the first line reached the next step while the file was still open",
-        pipe.seenWhileOpen());
+        "the first line reached the next step while the file was still open", pipe.seenWhileOpen());
   }
 }

@@ -36,12 +36,12 @@ import org.junit.rules.TemporaryFolder;
 /**
  * Event-time expiry on the SparkRunner ({@code local[2]}) in streaming mode, with a real broker:
  * what wall-clock expiry got wrong. The target topic is produced only after the job has read the
- * whole source and run for longer than any wall-clock grace would allow; the verdicts must still
- * be the DirectRunner's. Records a day older than the watermark, produced once the job has
- * settled, must land in late_events.
+ * whole source and run for longer than any wall-clock grace would allow; the verdicts must still be
+ * the DirectRunner's. Records a day older than the watermark, produced once the job has settled,
+ * must land in late_events.
  *
- * <p>For the control experiment, {@code -Dstreamrecon.sparkExtraArgs=--expiry=processing} runs
- * the same test with wall-clock expiry (a 10 s grace here), and it fails.
+ * <p>For the control experiment, {@code -Dstreamrecon.sparkExtraArgs=--expiry=processing} runs the
+ * same test with wall-clock expiry (a 10 s grace here), and it fails.
  */
 public class SparkEventTimeStreamingTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();
@@ -84,7 +84,8 @@ public class SparkEventTimeStreamingTest {
             120,
             () -> batches.get() >= read + BATCHES_BEFORE_TARGET);
         // The watermark cannot pass an entry while the target topic has given none: no verdict.
-        assertEquals("verdicts before the target came", Set.of(), SparkStreamingJobs.currentView(wh));
+        assertEquals(
+            "verdicts before the target came", Set.of(), SparkStreamingJobs.currentView(wh));
         kafka.produceLines("tgt", scenario.generator().targetLines());
         await(
             result,
@@ -102,7 +103,8 @@ public class SparkEventTimeStreamingTest {
             () -> lateIds(wh).size() == dayOld.size(),
             () -> "late_events holds " + lateIds(wh));
         assertEquals(Set.of("day-old-0", "day-old-1", "day-old-2"), lateIds(wh));
-        assertEquals(SparkStreamingJobs.difference(direct, wh), direct, SparkStreamingJobs.currentView(wh));
+        assertEquals(
+            SparkStreamingJobs.difference(direct, wh), direct, SparkStreamingJobs.currentView(wh));
       } finally {
         SparkStreamingJobs.stop(result);
       }
@@ -137,9 +139,9 @@ public class SparkEventTimeStreamingTest {
   }
 
   /**
-   * The job is stopped once it has read the whole source, the target is produced while it is
-   * down, and the restarted job (restored from its checkpoint) must give the DirectRunner's
-   * verdicts without postponing any expiry: the time it was down is no input to them.
+   * The job is stopped once it has read the whole source, the target is produced while it is down,
+   * and the restarted job (restored from its checkpoint) must give the DirectRunner's verdicts
+   * without postponing any expiry: the time it was down is no input to them.
    */
   @Test
   public void restartAfterDowntimeGivesTheDirectVerdictsWithoutPostponing() throws Exception {
@@ -185,7 +187,6 @@ public class SparkEventTimeStreamingTest {
     }
   }
 
-
   /** Source lines with new ids and an event time a day before now. */
   private static List<String> dayOldLines(int n) {
     String template =
@@ -206,8 +207,8 @@ public class SparkEventTimeStreamingTest {
   }
 
   /**
-   * Counts the micro-batches the job's streaming context completes from now on, once it is
-   * active ({@code start} returns before Spark has started it).
+   * Counts the micro-batches the job's streaming context completes from now on, once it is active
+   * ({@code start} returns before Spark has started it).
    */
   static AtomicLong countCompletedBatches(PipelineResult result) throws Exception {
     await(

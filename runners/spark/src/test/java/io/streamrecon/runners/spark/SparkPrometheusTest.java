@@ -48,7 +48,8 @@ public class SparkPrometheusTest {
     for (boolean streaming : new boolean[] {true, false}) {
       clearProperties();
       new SparkSupport().tune(spark(streaming));
-      assertEquals(BeamPrometheusServlet.class.getName(), System.getProperty(SparkPrometheus.SINK_CLASS));
+      assertEquals(
+          BeamPrometheusServlet.class.getName(), System.getProperty(SparkPrometheus.SINK_CLASS));
       assertEquals("/metrics/prometheus", System.getProperty(SparkPrometheus.SINK_PATH));
       assertEquals("streamrecon", System.getProperty(SparkPrometheus.NAMESPACE));
     }

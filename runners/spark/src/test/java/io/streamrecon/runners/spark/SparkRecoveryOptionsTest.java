@@ -20,8 +20,8 @@ import org.junit.rules.TemporaryFolder;
 /**
  * A restored Spark streaming job runs with the options of its first start, so a restart that
  * changes one is refused with one line that names it (never its value) instead of being silently
- * ignored; the same options, a fresh start, and a changed Kafka setting (kept out of the file:
- * it may hold a secret) pass.
+ * ignored; the same options, a fresh start, and a changed Kafka setting (kept out of the file: it
+ * may hold a secret) pass.
  */
 public class SparkRecoveryOptionsTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -63,7 +63,8 @@ public class SparkRecoveryOptionsTest {
   public void kafkaSettingsAndAFreshStartAreNotCompared() throws Exception {
     Path root = tmp.newFolder("job-b").toPath();
     new SparkRecovery()
-        .configure(options("--kafkaProperties=group.id=g1", "--emitMatches=true"), job(root, false));
+        .configure(
+            options("--kafkaProperties=group.id=g1", "--emitMatches=true"), job(root, false));
     assertFalse(
         "Kafka settings never reach the file",
         Files.readString(root.resolve(SparkRecovery.OPTIONS_FILE)).contains("kafkaProperties"));

@@ -39,7 +39,8 @@ public class SparkRecoveryTest {
         PipelineOptionsFactory.fromArgs("--runner=SparkRunner").as(SparkPipelineOptions.class);
     new SparkRecovery().configure(o, job);
     assertEquals(SparkRecovery.DEFAULT_BATCH_INTERVAL_MILLIS, (long) o.getBatchIntervalMillis());
-    assertEquals(SparkRecovery.DEFAULT_BATCH_INTERVAL_MILLIS, (long) o.getCheckpointDurationMillis());
+    assertEquals(
+        SparkRecovery.DEFAULT_BATCH_INTERVAL_MILLIS, (long) o.getCheckpointDurationMillis());
   }
 
   @Test

@@ -80,7 +80,8 @@ public class SparkRunnerScenarioTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(240);
         while (!direct.equals(SparkStreamingJobs.currentView(wh))) {
           assertTrue(
-              "Spark streaming did not reach the DirectRunner's verdicts: " + SparkStreamingJobs.difference(direct, wh),
+              "Spark streaming did not reach the DirectRunner's verdicts: "
+                  + SparkStreamingJobs.difference(direct, wh),
               System.nanoTime() < deadline);
           PipelineResult.State state = result.waitUntilFinish(Duration.standardSeconds(2));
           assertTrue("pipeline ended early: " + state, state == null || !state.isTerminal());

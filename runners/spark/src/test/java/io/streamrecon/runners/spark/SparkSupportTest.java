@@ -5,13 +5,13 @@ import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.pipeline.FakeSparkSupport;
 import io.streamrecon.pipeline.ReconcileOptions;
 import io.streamrecon.pipeline.ReconcileSettings;
 import io.streamrecon.pipeline.io.ReadKafka;
 import io.streamrecon.pipeline.runner.RunnerProfile;
 import io.streamrecon.pipeline.runner.RunnerSupport;
+import io.streamrecon.transforms.deltalake.DeltaLakeIO;
 import io.streamrecon.transforms.pairing.PairEvents;
 import java.util.ArrayList;
 import java.util.List;

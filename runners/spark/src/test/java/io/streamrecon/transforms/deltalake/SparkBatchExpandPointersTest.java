@@ -30,12 +30,13 @@ import org.junit.rules.TemporaryFolder;
 /**
  * On the SparkRunner in batch, the pointers of a committed file reach the next step while the
  * file's row keys are still being read. Beam's classic Spark runner keeps all outputs of one input
- * element until the element is done, and a committed file is one element, so ExpandPointers held
- * a whole file's pointers, so batch heap followed file size. The row keys
- * here are a sidecar that is a named pipe: the writer sends the first rows and holds the pipe open
- * until the next step has seen a pointer. (The first rows fill well over the reader's 64 KiB
- * buffer, which Hadoop's local file system fills completely before it returns.) If the runner held the file's pointers, the next step would
- * see nothing before the pipe closed, and the writer's wait would end at its deadline unanswered.
+ * element until the element is done, and a committed file is one element, so ExpandPointers held a
+ * whole file's pointers, so batch heap followed file size. The row keys here are a sidecar that is
+ * a named pipe: the writer sends the first rows and holds the pipe open until the next step has
+ * seen a pointer. (The first rows fill well over the reader's 64 KiB buffer, which Hadoop's local
+ * file system fills completely before it returns.) If the runner held the file's pointers, the next
+ * step would see nothing before the pipe closed, and the writer's wait would end at its deadline
+ * unanswered.
  */
 public class SparkBatchExpandPointersTest {
   @Rule public TemporaryFolder tmp = new TemporaryFolder();
@@ -85,8 +86,13 @@ public class SparkBatchExpandPointersTest {
     Pipeline pipeline = Pipeline.create(options);
     CommittedRows rows =
         new CommittedRows(
-            Side.SOURCE, 0, "side=SOURCE/part-0.snappy.parquet", new byte[0], sidecar,
-            new long[0], FIRST_ROWS + 1);
+            Side.SOURCE,
+            0,
+            "side=SOURCE/part-0.snappy.parquet",
+            new byte[0],
+            sidecar,
+            new long[0],
+            FIRST_ROWS + 1);
     pipeline
         .apply("CommittedFile", Create.of(rows).withCoder(CommittedRowsCoder.of()))
         .apply("ExpandPointers", ParDo.of(new CommitFiles.SplittableExpandPointersFn(warehouse)))

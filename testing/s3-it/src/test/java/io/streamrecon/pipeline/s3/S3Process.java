@@ -24,11 +24,10 @@ import java.util.regex.Pattern;
  * An S3-compatible server (io.findify s3mock) in its own JVM, for tests that put a warehouse on an
  * object store through Hadoop's S3A. The child JVM runs {@link S3MockMain} on the class path that
  * the {@code testing/s3mock} module resolves for it (written into that module's jar as {@value
- * #CLASS_PATH_RESOURCE}), not on this JVM's: s3mock's Akka, Scala 2.12 libraries, guava 21,
- * Jackson 2.6 and AWS SDK 1.11 differ from the versions the pipeline's tests run with. Objects
- * are kept in the server's memory; {@link #keys} lists them with a plain HTTP request, so a test
- * can see what reached the server without going through S3A or the AWS SDK. {@link #close} kills
- * it by PID.
+ * #CLASS_PATH_RESOURCE}), not on this JVM's: s3mock's Akka, Scala 2.12 libraries, guava 21, Jackson
+ * 2.6 and AWS SDK 1.11 differ from the versions the pipeline's tests run with. Objects are kept in
+ * the server's memory; {@link #keys} lists them with a plain HTTP request, so a test can see what
+ * reached the server without going through S3A or the AWS SDK. {@link #close} kills it by PID.
  */
 final class S3Process implements AutoCloseable {
   /** The class path resource, in the server module, that lists the server JVM's jars. */
@@ -65,10 +64,15 @@ final class S3Process implements AutoCloseable {
     Process p = ChildProcesses.start(cmd, log);
     AtomicReference<String> endpoint = new AtomicReference<>();
     try {
-      ChildProcesses.await("the S3 server JVM printed its endpoint", 60, p, log, () -> {
-        endpoint.set(announced(log));
-        return endpoint.get() != null;
-      });
+      ChildProcesses.await(
+          "the S3 server JVM printed its endpoint",
+          60,
+          p,
+          log,
+          () -> {
+            endpoint.set(announced(log));
+            return endpoint.get() != null;
+          });
     } catch (AssertionError | InterruptedException e) {
       ChildProcesses.kill(p);
       throw e;
@@ -80,8 +84,8 @@ final class S3Process implements AutoCloseable {
   private static String serverClassPath() throws IOException, URISyntaxException {
     URL module = S3MockMain.class.getProtectionDomain().getCodeSource().getLocation();
     String jars;
-    try (InputStream in = S3MockMain.class.getClassLoader().getResourceAsStream(
-        CLASS_PATH_RESOURCE)) {
+    try (InputStream in =
+        S3MockMain.class.getClassLoader().getResourceAsStream(CLASS_PATH_RESOURCE)) {
       if (in == null) {
         throw new IllegalStateException(
             CLASS_PATH_RESOURCE + " is missing from " + module + ": build testing/s3mock");
@@ -115,15 +119,20 @@ final class S3Process implements AutoCloseable {
   }
 
   /**
-   * The keys of the bucket's objects that start with {@code prefix}, in order, as the server
-   * lists them (a path-style {@code ListObjects} over plain HTTP; the server checks no signature).
+   * The keys of the bucket's objects that start with {@code prefix}, in order, as the server lists
+   * them (a path-style {@code ListObjects} over plain HTTP; the server checks no signature).
    */
   List<String> keys(String prefix) throws IOException, InterruptedException {
     HttpResponse<String> listed =
         HttpClient.newHttpClient()
             .send(
-                HttpRequest.newBuilder(URI.create(endpoint + "/" + bucket + "?prefix="
-                        + URLEncoder.encode(prefix, StandardCharsets.UTF_8)))
+                HttpRequest.newBuilder(
+                        URI.create(
+                            endpoint
+                                + "/"
+                                + bucket
+                                + "?prefix="
+                                + URLEncoder.encode(prefix, StandardCharsets.UTF_8)))
                     .GET()
                     .build(),
                 HttpResponse.BodyHandlers.ofString());

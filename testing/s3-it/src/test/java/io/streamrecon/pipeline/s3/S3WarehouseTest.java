@@ -41,9 +41,9 @@ import org.junit.rules.TemporaryFolder;
  * A warehouse on an S3-compatible object store through Hadoop's S3A ({@code hadoop-aws} with the
  * AWS SDK it is built against), the store being s3mock in its own JVM ({@link S3Process}). A run
  * writes it from a JVM configured as {@code bin/streamrecon} with {@code HADOOP_CONF_DIR} is (a
- * {@code core-site.xml} first on the class path) and the commands read it back as they read a
- * local one. One writer at a time: Kernel's log store for {@code s3a:} is {@code
- * S3SingleDriverLogStore}. s3mock is not AWS: nothing here shows S3's consistency or throttling.
+ * {@code core-site.xml} first on the class path) and the commands read it back as they read a local
+ * one. One writer at a time: Kernel's log store for {@code s3a:} is {@code S3SingleDriverLogStore}.
+ * s3mock is not AWS: nothing here shows S3's consistency or throttling.
  */
 public class S3WarehouseTest {
   @ClassRule public static TemporaryFolder tmp = new TemporaryFolder();
@@ -78,11 +78,11 @@ public class S3WarehouseTest {
 
   /**
    * The scenario through {@code streamrecon run --runner=DirectRunner} into an {@code s3a://}
-   * warehouse (in a child JVM whose only S3 settings are a {@code core-site.xml} first on its
-   * class path) and into a local one: both runs' counts add up and are equal, they end with the
-   * same verdicts, and every table's log and data files are objects on the S3 server and nothing
-   * of the run is on the local disk. {@code show}, {@code explain} and {@code report} print from
-   * S3 what they print from a local copy of it; {@code compact} and {@code vacuum} run there.
+   * warehouse (in a child JVM whose only S3 settings are a {@code core-site.xml} first on its class
+   * path) and into a local one: both runs' counts add up and are equal, they end with the same
+   * verdicts, and every table's log and data files are objects on the S3 server and nothing of the
+   * run is on the local disk. {@code show}, {@code explain} and {@code report} print from S3 what
+   * they print from a local copy of it; {@code compact} and {@code vacuum} run there.
    */
   @Test
   public void aRunOnS3ReadsBackAsTheSameRunOnALocalWarehouse() throws Exception {
@@ -176,8 +176,8 @@ public class S3WarehouseTest {
   }
 
   /**
-   * The names of the objects directly under {@code dir} (a key prefix without the trailing
-   * slash), as the server lists them.
+   * The names of the objects directly under {@code dir} (a key prefix without the trailing slash),
+   * as the server lists them.
    */
   private static Set<String> serverObjects(String dir) throws Exception {
     Set<String> names = new TreeSet<>();

@@ -10,8 +10,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * The main class of the S3 server JVM that the S3 warehouse test starts: s3mock on a free port,
  * objects in memory, with the bucket named by the only argument created. Prints {@value
- * #ENDPOINT_LINE}{@code http://127.0.0.1:PORT} once the bucket exists and serves until the
- * process is killed.
+ * #ENDPOINT_LINE}{@code http://127.0.0.1:PORT} once the bucket exists and serves until the process
+ * is killed.
  *
  * <p>In memory because s3mock's file store keeps a key ending in {@code /} (the empty directory
  * marker S3A's {@code mkdirs} writes) as a file, and then cannot store the keys under it. s3mock

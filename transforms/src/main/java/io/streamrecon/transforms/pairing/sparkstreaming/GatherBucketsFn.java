@@ -15,13 +15,13 @@ import org.joda.time.Instant;
 /**
  * Gathers a bundle's events per bucket into one element, for a runner that calls a stateful DoFn
  * once per element and loads and stores the key's whole state on every call (Beam's classic
- * SparkRunner in streaming mode, where a bundle is a micro-batch partition). The pairing then
- * loads a bucket once per batch instead of once per event.
+ * SparkRunner in streaming mode, where a bundle is a micro-batch partition). The pairing then loads
+ * a bucket once per batch instead of once per event.
  *
- * <p>Emits each bucket's events, with their own timestamps, at the earliest of them, in the
- * global window: when the bundle finishes, or for all buckets at once when {@code maxGathered}
- * events are held, so that a large bundle (a backlog after a restart) does not hold the whole
- * bundle in memory.
+ * <p>Emits each bucket's events, with their own timestamps, at the earliest of them, in the global
+ * window: when the bundle finishes, or for all buckets at once when {@code maxGathered} events are
+ * held, so that a large bundle (a backlog after a restart) does not hold the whole bundle in
+ * memory.
  */
 public final class GatherBucketsFn
     extends DoFn<KV<Integer, EventRef>, KV<Integer, List<TimestampedValue<EventRef>>>> {

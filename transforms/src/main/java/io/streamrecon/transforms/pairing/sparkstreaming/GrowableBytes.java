@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * A growable byte buffer without locks, for the state coders: on Spark streaming a state value is
- * coded into a {@code ByteArrayOutputStream}, whose every write takes its lock, so the coders
- * build their bytes here and hand them over in one write.
+ * coded into a {@code ByteArrayOutputStream}, whose every write takes its lock, so the coders build
+ * their bytes here and hand them over in one write.
  */
 public final class GrowableBytes extends OutputStream {
   byte[] bytes;

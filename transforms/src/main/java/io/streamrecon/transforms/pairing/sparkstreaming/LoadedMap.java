@@ -9,9 +9,10 @@ import org.apache.beam.sdk.state.ValueState;
 /**
  * A pairing bucket's map held whole in one state value, for a runner whose map state codes the
  * whole map on every access (Beam's classic SparkRunner in streaming mode); the pairing uses it
- * through {@code BucketMap.loaded}. The whole map is read on first access and written back once
- * if changed; an emptied map clears its state rather than storing an empty map. After {@link #flush} the next access reads the
- * state again, as the map written may be kept by its coder and must not change.
+ * through {@code BucketMap.loaded}. The whole map is read on first access and written back once if
+ * changed; an emptied map clears its state rather than storing an empty map. After {@link #flush}
+ * the next access reads the state again, as the map written may be kept by its coder and must not
+ * change.
  */
 public final class LoadedMap<K, V> {
   private final ValueState<Map<K, V>> state;

@@ -18,31 +18,31 @@ import org.apache.beam.sdk.coders.StructuredCoder;
 import org.apache.beam.sdk.util.VarInt;
 
 /**
- * Coder of a bucket map held whole in one state value ({@link LoadedMap}), for a runner
- * that codes a state value on every access (Beam's classic SparkRunner in streaming mode, where
- * every pairing call reads and writes its bucket's maps). Two things make a call's coding cost
- * follow what the call changed rather than the bucket's size:
+ * Coder of a bucket map held whole in one state value ({@link LoadedMap}), for a runner that codes
+ * a state value on every access (Beam's classic SparkRunner in streaming mode, where every pairing
+ * call reads and writes its bucket's maps). Two things make a call's coding cost follow what the
+ * call changed rather than the bucket's size:
  *
  * <ul>
- *   <li><b>Entries keep their bytes.</b> A decoded map ({@link CodedMap}) keeps each entry's
- *       range in the bytes it came from and decodes a value only when it is read; encoding copies
- *       those ranges and codes only the entries put since.
+ *   <li><b>Entries keep their bytes.</b> A decoded map ({@link CodedMap}) keeps each entry's range
+ *       in the bytes it came from and decodes a value only when it is read; encoding copies those
+ *       ranges and codes only the entries put since.
  *   <li><b>A decoded map is reused.</b> Every encoding starts with a stamp unique in this JVM and
  *       over JVMs (a random per-JVM prefix and a counter), and the map it coded is kept, frozen,
  *       under that stamp. Decoding bytes whose stamp is kept returns the kept map without reading
- *       the rest. Kept maps are never changed ({@link LoadedMap} changes a copy), so a kept
- *       map always equals what its bytes decode to, whichever older or newer bytes a runner hands
- *       back (a recomputed micro-batch, a retried task). Bytes from another JVM (a restored job,
- *       another executor) are decoded in full.
+ *       the rest. Kept maps are never changed ({@link LoadedMap} changes a copy), so a kept map
+ *       always equals what its bytes decode to, whichever older or newer bytes a runner hands back
+ *       (a recomputed micro-batch, a retried task). Bytes from another JVM (a restored job, another
+ *       executor) are decoded in full.
  * </ul>
  *
  * <p>At most {@link #KEPT_BYTES_LIMIT} coded bytes of maps are kept per JVM; the least recently
- * used go first and are decoded again when next read. A map's newer encoding drops the one it
- * was loaded from.
+ * used go first and are decoded again when next read. A map's newer encoding drops the one it was
+ * loaded from.
  *
- * <p>Layout: the stamp (two longs), the entry count and the entries' byte length as varints,
- * then per entry its key coded nested by its coder, the value's length as a varint and the value
- * coded by its coder (the length lets a full decode skip values until they are read).
+ * <p>Layout: the stamp (two longs), the entry count and the entries' byte length as varints, then
+ * per entry its key coded nested by its coder, the value's length as a varint and the value coded
+ * by its coder (the length lets a full decode skip values until they are read).
  */
 public final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
   private static final long serialVersionUID = 1L;
@@ -132,12 +132,12 @@ public final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
   }
 
   /**
-   * A map with each entry's coded bytes beside it, in an open-addressing table (linear probing)
-   * of parallel arrays, so that copying it for a call is a few array copies and encoding it copies
+   * A map with each entry's coded bytes beside it, in an open-addressing table (linear probing) of
+   * parallel arrays, so that copying it for a call is a few array copies and encoding it copies
    * byte ranges: neither walks linked nodes. Entries read from bytes keep their range in {@code
    * blob} and are decoded on first {@code get}; entries put since have no range until the next
-   * encoding codes them. Changed only through {@code put}, {@code remove} and {@code clear};
-   * frozen once encoded or decoded, since it is then kept for its stamp.
+   * encoding codes them. Changed only through {@code put}, {@code remove} and {@code clear}; frozen
+   * once encoded or decoded, since it is then kept for its stamp.
    */
   static final class CodedMap<K, V> extends AbstractMap<K, V> {
     private static final int NOT_CODED = -1;
@@ -237,8 +237,13 @@ public final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
       }
       if (slice.pos != entries.length) {
         throw new CoderException(
-            "whole map of " + count + " entries: " + entries.length + " bytes given, "
-                + slice.pos + " read");
+            "whole map of "
+                + count
+                + " entries: "
+                + entries.length
+                + " bytes given, "
+                + slice.pos
+                + " read");
       }
       return map;
     }
@@ -410,9 +415,9 @@ public final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
     }
 
     /**
-     * Writes the whole coding (stamp, count, length, entries) into a new {@code blob}, copying
-     * the bytes of entries that have them and coding the others; every entry's range then points
-     * into it. Returns the entries' byte length.
+     * Writes the whole coding (stamp, count, length, entries) into a new {@code blob}, copying the
+     * bytes of entries that have them and coding the others; every entry's range then points into
+     * it. Returns the entries' byte length.
      */
     @SuppressWarnings("unchecked")
     private int encodeInto(long jvm, long stampOfThis, Coder<K> keyCoder, Coder<V> coder)
@@ -593,7 +598,8 @@ public final class WholeMapCoder<K, V> extends StructuredCoder<Map<K, V>> {
       long skipped = in.skip(left);
       if (skipped <= 0) {
         if (in.read() < 0) {
-          throw new CoderException("whole map: " + n + " bytes of entries announced, fewer present");
+          throw new CoderException(
+              "whole map: " + n + " bytes of entries announced, fewer present");
         }
         skipped = 1;
       }

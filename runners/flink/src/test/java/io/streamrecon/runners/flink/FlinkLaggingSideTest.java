@@ -21,8 +21,8 @@ public class FlinkLaggingSideTest {
    * One source subtask per one-partition topic. With two, the second reads no partition, and in one
    * CI run of the two-hour case the event-time clock downstream never passed the scenario's
    * expiries (no MISSING verdict came), as once in the Prometheus scrape test: a stall that
-   * docs/known-problems.md records with its cause not yet found. These cases test the lag rule, so
-   * they run where the reading subtask is the only one.
+   * docs/known-problems.md records with its likely cause. These cases test the lag rule, so they
+   * run where the reading subtask is the only one.
    */
   private static final List<String> ONE_SUBTASK =
       CrashHarness.FLINK_OPTIONS.stream()

@@ -25,6 +25,13 @@ import picocli.CommandLine.Command;
     })
 public final class BenchMain {
   public static void main(String[] args) {
+    // A bench stopped from outside (Ctrl-C, kill) takes its broker and pipeline JVMs with it:
+    // they would otherwise go on using the cores and the disk of the next trial.
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly),
+                "kill-bench-children"));
     System.exit(new CommandLine(new BenchMain()).execute(args));
   }
 }

@@ -325,9 +325,14 @@ public final class SoakCommand implements Callable<Integer> {
             out,
             "| minute | ids produced | events produced | runner keys | batches | batch ms"
                 + " avg | batch ms max | scheduling delay s | batch clock behind s | heap after full GC"
-                + " MB | checkpoint MB | raw events stored | behind producer | deltas rows | load |");
-        tee(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+                + " MB | checkpoint MB | checkpoint MB written | Flink checkpoints | raw events stored"
+                + " | behind producer | deltas rows | load |");
+        tee(
+            out,
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|");
         long lastBatchTime = 0;
+        Instant lastSample = t0;
+        long flinkLogOffset = 0;
         int minute = 0;
         boolean wasDown = false;
         while (pipeline.isAlive()) {
@@ -344,6 +349,11 @@ public final class SoakCommand implements Callable<Integer> {
             minute = (int) (Duration.between(t0, Instant.now()).getSeconds() / sampleSeconds);
           }
           long heap = heapSamples ? heapAfterFullGc(pipeline.pid(), gcLog) : -1;
+          Instant sampledAt = Instant.now();
+          long written = bytesWrittenSince(warehouse.resolve("_checkpoints"), lastSample);
+          lastSample = sampledAt;
+          FlinkCheckpoints flink = FlinkCheckpoints.readFrom(pipelineLog, flinkLogOffset);
+          flinkLogOffset = flink.logOffset();
           BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;
           if (b.lastBatchTime() > 0) {
             lastBatchTime = b.lastBatchTime();
@@ -364,7 +374,8 @@ public final class SoakCommand implements Callable<Integer> {
               out,
               String.format(
                   Locale.ROOT,
-                  "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %.1f |",
+                  "| %.1f | %,d | %,d | %,d | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s"
+                      + " | %s | %.1f |",
                   minute * sampleSeconds / 60.0,
                   producer.idsProduced(),
                   producer.eventsProduced(),
@@ -387,6 +398,8 @@ public final class SoakCommand implements Callable<Integer> {
                           (System.currentTimeMillis() - lastBatchTime) / 1000.0),
                   heap < 0 ? "–" : String.format(Locale.ROOT, "%,d", heap),
                   bytesUnder(warehouse.resolve("_checkpoints")) / 1e6,
+                  written / 1e6,
+                  flink.describe(),
                   String.format(Locale.ROOT, "%,d", raw),
                   String.format(Locale.ROOT, "%,d", producer.eventsProduced() - raw),
                   String.format(Locale.ROOT, "%,d", verdicts),
@@ -477,15 +490,22 @@ public final class SoakCommand implements Callable<Integer> {
       Configuration conf,
       String warehouse)
       throws Exception {
+    // Storage trails the producer by up to a few batches in steady running, so caught up means
+    // no further behind than the most any of the last samples before the kill was.
     long behindBefore =
         producer.eventsProduced() - TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS);
+    for (int i = Math.max(0, lagSamples.size() - 3); i < lagSamples.size(); i++) {
+      behindBefore = Math.max(behindBefore, lagSamples.get(i).lagEvents());
+    }
     ChildProcesses.kill(pipeline);
     Instant killedAt = Instant.now();
     long storedAtKill = TableRows.count(conf, warehouse, WarehouseTables.RAW_EVENTS);
     tee(
         out,
         String.format(
-            Locale.ROOT, "| killed (SIGKILL); %,d events behind the producer |", behindBefore));
+            Locale.ROOT,
+            "| killed (SIGKILL); storage up to %,d events behind the producer before |",
+            behindBefore));
     sleepUntil(killedAt.plusMillis((long) (downMinutes * 60_000)));
     long backlog = producer.eventsProduced() - storedAtKill;
     Files.writeString(
@@ -752,6 +772,15 @@ public final class SoakCommand implements Callable<Integer> {
                           + "-flink-run.jar");
       main = main != null ? main : "io.streamrecon.runners.flink.FlinkMain";
       runner = List.of("--runner=FlinkRunner", "--flinkMaster=[local]", "--parallelism=2");
+      if (pipelineJvmArgs.stream().noneMatch(a -> a.startsWith("-Dlog4j2.configurationFile="))) {
+        // Flink's completed checkpoints are logged at INFO there, for the soak's table.
+        Path logConfig = dir.resolve(FlinkContender.LOG_CONFIG);
+        try (java.io.InputStream in =
+            FlinkContender.class.getResourceAsStream("/" + FlinkContender.LOG_CONFIG)) {
+          Files.copy(in, logConfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        cmd.add("-Dlog4j2.configurationFile=" + logConfig.toAbsolutePath());
+      }
     }
     cmd.addAll(
         profileFlags(jfr ? dir.resolve("pipeline.jfr").toAbsolutePath() : null, pipelineJvmArgs));
@@ -917,6 +946,78 @@ public final class SoakCommand implements Callable<Integer> {
       throw new IOException(url + ": HTTP " + r.statusCode());
     }
     return r.body();
+  }
+
+  /**
+   * Bytes of the files under {@code p} last modified after {@code since}: what the runner wrote to
+   * its checkpoints between two samples (a file written and deleted in between is not seen).
+   */
+  private static long bytesWrittenSince(Path p, Instant since) {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      if (!Files.exists(p)) {
+        return 0;
+      }
+      try (Stream<Path> s = Files.walk(p)) {
+        return s.filter(Files::isRegularFile)
+            .filter(f -> modifiedAfter(f, since))
+            .mapToLong(SoakCommand::sizeOrZero)
+            .sum();
+      } catch (IOException | UncheckedIOException e) {
+        // walk again
+      }
+    }
+    return -1;
+  }
+
+  private static boolean modifiedAfter(Path f, Instant since) {
+    try {
+      return Files.getLastModifiedTime(f).toInstant().isAfter(since);
+    } catch (IOException e) {
+      return false; // deleted while we walked
+    }
+  }
+
+  /**
+   * The checkpoints Flink's checkpoint coordinator logged as completed since a log offset: count,
+   * duration average and maximum, and the last one's size. The soak's Flink pipeline logs them at
+   * INFO through the bench's log4j2 file ({@link FlinkContender#LOG_CONFIG}).
+   */
+  record FlinkCheckpoints(
+      int count, long avgMillis, long maxMillis, long lastBytes, long logOffset) {
+    private static final Pattern COMPLETED =
+        Pattern.compile(
+            "Completed checkpoint \\d+ for job \\S+ \\((\\d+) bytes,"
+                + " checkpointDuration=(\\d+) ms");
+
+    static FlinkCheckpoints readFrom(Path log, long offset) throws IOException {
+      if (!Files.exists(log)) {
+        return new FlinkCheckpoints(0, 0, 0, 0, offset);
+      }
+      byte[] all = Files.readAllBytes(log);
+      long from = offset > all.length ? 0 : offset; // the log was replaced: read it whole
+      String text =
+          new String(all, (int) from, (int) (all.length - from), StandardCharsets.ISO_8859_1);
+      Matcher m = COMPLETED.matcher(text);
+      int n = 0;
+      long sum = 0;
+      long max = 0;
+      long last = 0;
+      while (m.find()) {
+        long ms = Long.parseLong(m.group(2));
+        n++;
+        sum += ms;
+        max = Math.max(max, ms);
+        last = Long.parseLong(m.group(1));
+      }
+      return new FlinkCheckpoints(n, n == 0 ? 0 : sum / n, max, last, all.length);
+    }
+
+    String describe() {
+      return count == 0
+          ? "–"
+          : String.format(
+              Locale.ROOT, "%d, %d / %d ms, %.1f MB", count, avgMillis, maxMillis, lastBytes / 1e6);
+    }
   }
 
   /** Bytes of the files under {@code p}; 0 while it does not exist. */

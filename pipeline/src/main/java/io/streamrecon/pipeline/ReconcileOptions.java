@@ -107,7 +107,9 @@ public interface ReconcileOptions extends StreamingOptions {
       "Buckets natural ids are hashed into for pairing: the runner keeps one key, one timer and"
           + " its bookkeeping per bucket, however many ids it sees; 1 to 65536 (1024; unless given, 64"
           + " on the DirectRunner and 4096 on Spark streaming). Keep it across restarts of one"
-          + " job: restored state is found by bucket")
+          + " job: restored state is found by bucket. Raise it for hours of open state: on Flink"
+          + " each new entry rewrites its bucket's slot of the expiry index (16384 held a 6-hour"
+          + " timeout at 500 ids/s)")
   @Default.Integer(PairEvents.DEFAULT_BUCKETS)
   int getPairingBuckets();
 

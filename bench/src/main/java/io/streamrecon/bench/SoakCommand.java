@@ -950,16 +950,19 @@ public final class SoakCommand implements Callable<Integer> {
 
   /**
    * Bytes of the files under {@code p} last modified after {@code since}: what the runner wrote to
-   * its checkpoints between two samples (a file written and deleted in between is not seen).
+   * its checkpoints between two samples (a file written and deleted in between is not seen); every
+   * file when {@code since} is null.
    */
   private static long bytesWrittenSince(Path p, Instant since) {
+    // The runner replaces checkpoints while we walk: a vanished directory means walk again,
+    // a bounded number of times.
     for (int attempt = 0; attempt < 5; attempt++) {
       if (!Files.exists(p)) {
         return 0;
       }
       try (Stream<Path> s = Files.walk(p)) {
         return s.filter(Files::isRegularFile)
-            .filter(f -> modifiedAfter(f, since))
+            .filter(f -> since == null || modifiedAfter(f, since))
             .mapToLong(SoakCommand::sizeOrZero)
             .sum();
       } catch (IOException | UncheckedIOException e) {
@@ -1022,19 +1025,7 @@ public final class SoakCommand implements Callable<Integer> {
 
   /** Bytes of the files under {@code p}; 0 while it does not exist. */
   private static long bytesUnder(Path p) {
-    // The runner replaces checkpoints while we walk: a vanished directory means walk again,
-    // a bounded number of times.
-    for (int attempt = 0; attempt < 5; attempt++) {
-      if (!Files.exists(p)) {
-        return 0;
-      }
-      try (Stream<Path> s = Files.walk(p)) {
-        return s.filter(Files::isRegularFile).mapToLong(SoakCommand::sizeOrZero).sum();
-      } catch (IOException | UncheckedIOException e) {
-        // walk again
-      }
-    }
-    return -1;
+    return bytesWrittenSince(p, null);
   }
 
   private static long sizeOrZero(Path f) {

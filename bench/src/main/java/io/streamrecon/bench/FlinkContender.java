@@ -182,16 +182,24 @@ final class FlinkContender {
     return cmd;
   }
 
+  /**
+   * Writes {@link #LOG_CONFIG} into {@code dir} and returns its path, for a pipeline JVM's flag.
+   */
+  static Path writeLogConfig(Path dir) throws IOException {
+    Path logConfig = dir.resolve(LOG_CONFIG);
+    try (InputStream in = FlinkContender.class.getResourceAsStream("/" + LOG_CONFIG)) {
+      Files.copy(in, logConfig, StandardCopyOption.REPLACE_EXISTING);
+    }
+    return logConfig;
+  }
+
   VerdictCounts run() throws IOException, InterruptedException {
     String absent = missing(root);
     if (absent != null) {
       throw new IllegalStateException(absent);
     }
     Files.createDirectories(work);
-    Path logConfig = work.resolve(LOG_CONFIG);
-    try (InputStream in = FlinkContender.class.getResourceAsStream("/" + LOG_CONFIG)) {
-      Files.copy(in, logConfig, StandardCopyOption.REPLACE_EXISTING);
-    }
+    Path logConfig = writeLogConfig(work);
     Files.deleteIfExists(gcLog);
     List<String> cmd =
         command(

@@ -352,7 +352,10 @@ public final class SoakCommand implements Callable<Integer> {
           Instant sampledAt = Instant.now();
           long written = bytesWrittenSince(warehouse.resolve("_checkpoints"), lastSample);
           lastSample = sampledAt;
-          FlinkCheckpoints flink = FlinkCheckpoints.readFrom(pipelineLog, flinkLogOffset);
+          FlinkCheckpoints flink =
+              engine.equals("flink")
+                  ? FlinkCheckpoints.readFrom(pipelineLog, flinkLogOffset)
+                  : FlinkCheckpoints.NONE;
           flinkLogOffset = flink.logOffset();
           BatchStats b = engine.equals("spark") ? batches(uiPort, lastBatchTime) : BatchStats.NONE;
           if (b.lastBatchTime() > 0) {
@@ -774,12 +777,8 @@ public final class SoakCommand implements Callable<Integer> {
       runner = List.of("--runner=FlinkRunner", "--flinkMaster=[local]", "--parallelism=2");
       if (pipelineJvmArgs.stream().noneMatch(a -> a.startsWith("-Dlog4j2.configurationFile="))) {
         // Flink's completed checkpoints are logged at INFO there, for the soak's table.
-        Path logConfig = dir.resolve(FlinkContender.LOG_CONFIG);
-        try (java.io.InputStream in =
-            FlinkContender.class.getResourceAsStream("/" + FlinkContender.LOG_CONFIG)) {
-          Files.copy(in, logConfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        cmd.add("-Dlog4j2.configurationFile=" + logConfig.toAbsolutePath());
+        cmd.add(
+            "-Dlog4j2.configurationFile=" + FlinkContender.writeLogConfig(dir).toAbsolutePath());
       }
     }
     cmd.addAll(
@@ -992,15 +991,31 @@ public final class SoakCommand implements Callable<Integer> {
             "Completed checkpoint \\d+ for job \\S+ \\((\\d+) bytes,"
                 + " checkpointDuration=(\\d+) ms");
 
+    static final FlinkCheckpoints NONE = new FlinkCheckpoints(0, 0, 0, 0, 0);
+
+    /**
+     * Reads the log from {@code offset} to its last complete line (a line still being written is
+     * read at the next sample); the pipeline's log grows for hours, so it is never read again.
+     */
     static FlinkCheckpoints readFrom(Path log, long offset) throws IOException {
       if (!Files.exists(log)) {
         return new FlinkCheckpoints(0, 0, 0, 0, offset);
       }
-      byte[] all = Files.readAllBytes(log);
-      long from = offset > all.length ? 0 : offset; // the log was replaced: read it whole
-      String text =
-          new String(all, (int) from, (int) (all.length - from), StandardCharsets.ISO_8859_1);
-      Matcher m = COMPLETED.matcher(text);
+      byte[] tail;
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(log)) {
+        long from = offset > ch.size() ? 0 : offset; // the log was replaced: read it whole
+        java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) (ch.size() - from));
+        while (buf.hasRemaining() && ch.read(buf, from + buf.position()) >= 0) {
+          // read until full
+        }
+        tail = java.util.Arrays.copyOf(buf.array(), buf.position());
+        offset = from;
+      }
+      int complete = tail.length;
+      while (complete > 0 && tail[complete - 1] != '\n') {
+        complete--;
+      }
+      Matcher m = COMPLETED.matcher(new String(tail, 0, complete, StandardCharsets.ISO_8859_1));
       int n = 0;
       long sum = 0;
       long max = 0;
@@ -1012,7 +1027,7 @@ public final class SoakCommand implements Callable<Integer> {
         max = Math.max(max, ms);
         last = Long.parseLong(m.group(1));
       }
-      return new FlinkCheckpoints(n, n == 0 ? 0 : sum / n, max, last, all.length);
+      return new FlinkCheckpoints(n, n == 0 ? 0 : sum / n, max, last, offset + complete);
     }
 
     String describe() {

@@ -2,16 +2,19 @@ package io.streamrecon.deltalake;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamrecon.model.DataFileName;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -32,7 +35,7 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
  * Delta log holds a commit of ours (engine info naming streamrecon, a transaction app id {@code
  * streamrecon/...}, or the {@code streamrecon <table>} description of the first releases), or,
  * before its first commit, when every data file in it is a Parquet file our writer marked with the
- * table's name ({@code streamrecon.table} in the footer).
+ * table's name ({@code streamrecon.table} in the footer) or one it was cut short writing.
  */
 public final class WarehouseOwnership {
   /**
@@ -44,6 +47,10 @@ public final class WarehouseOwnership {
   private static final String PRODUCT = "streamrecon";
   private static final Pattern COMMIT_FILE = Pattern.compile("\\d{20}\\.json");
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern DATA_FILE_NAME = Pattern.compile(DataFileName.PATTERN);
+
+  /** A complete Parquet file ends with its footer and these four bytes. */
+  private static final byte[] PARQUET_MAGIC = "PAR1".getBytes(StandardCharsets.US_ASCII);
 
   private WarehouseOwnership() {}
 
@@ -186,9 +193,9 @@ public final class WarehouseOwnership {
 
   /**
    * A table folder before its first commit (a first run that failed before committing): ours when
-   * each data file in it is a Parquet file whose footer names the table as our writer does. Names
-   * starting with {@code _} or {@code .} (checksums, row key sidecars) are not data; a folder
-   * without data holds nothing to lose.
+   * each data file in it is a Parquet file whose footer names the table as our writer does, or one
+   * our writer was cut short writing ({@link #cutShort}). Names starting with {@code _} or {@code
+   * .} (checksums, row key sidecars) are not data; a folder without data holds nothing to lose.
    */
   private static boolean onlyOurDataFiles(FileSystem fs, Path root, String table)
       throws IOException {
@@ -200,11 +207,35 @@ public final class WarehouseOwnership {
       if (DeltaLakeVacuum.hidden(path.substring(Math.min(path.length(), rootPath.length())))) {
         continue;
       }
-      if (!table.equals(writtenFor(fs.getConf(), f))) {
+      if (!table.equals(writtenFor(fs.getConf(), f)) && !cutShort(fs, f)) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * Whether {@code file} is a data file our writer was writing when its process died: named as our
+   * writer names data files ({@link DataFileName}), and without the Parquet footer, which the
+   * writer adds last and which holds the mark {@link #writtenFor} reads. Such a file holds no row a
+   * reader could find, so counting it as ours risks nothing; refusing it would make a table killed
+   * inside its first data file refuse every restart.
+   */
+  private static boolean cutShort(FileSystem fs, LocatedFileStatus file) {
+    if (!DATA_FILE_NAME.matcher(file.getPath().getName()).matches()) {
+      return false;
+    }
+    long length = file.getLen();
+    if (length < PARQUET_MAGIC.length * 2L) {
+      return true;
+    }
+    byte[] tail = new byte[PARQUET_MAGIC.length];
+    try (FSDataInputStream in = fs.open(file.getPath())) {
+      in.readFully(length - tail.length, tail);
+    } catch (IOException e) {
+      return false; // unreadable: not evidence that it is ours
+    }
+    return !Arrays.equals(tail, PARQUET_MAGIC);
   }
 
   /** The table a data file's footer names ({@code streamrecon.table}), or null. */

@@ -242,6 +242,44 @@ public class WarehouseRecognitionTest {
     vacuumsAFirstRunThatNeverCommitted(true);
   }
 
+  /**
+   * A process killed while it wrote a table's first data file leaves the start of a Parquet file,
+   * without the footer that carries our mark. The table is still ours: a restart, or vacuum, must
+   * not refuse it as foreign. The same cut-short file under a name our writer never gives is not
+   * evidence, and is refused.
+   */
+  @Test
+  public void aTableKilledInsideItsFirstDataFileIsStillOurs() throws Exception {
+    Path dir = tmp.newFolder("killed-in-first-file").toPath();
+    Files.writeString(dir.resolve(WarehouseOwnership.MARKER), "");
+    Path partition = Files.createDirectories(dir.resolve("deltas/run_id=r1"));
+    byte[] whole;
+    try (Stream<Path> files = Files.walk(RELEASE.resolve("deltas"))) {
+      whole =
+          Files.readAllBytes(
+              files
+                  .filter(f -> f.getFileName().toString().endsWith(".snappy.parquet"))
+                  .findFirst()
+                  .orElseThrow());
+    }
+    byte[] start = java.util.Arrays.copyOf(whole, whole.length / 2);
+    Path foreign = partition.resolve("part-00000-c000.snappy.parquet");
+    Files.write(foreign, start);
+    assertRefused(
+        execute("vacuum", "--warehouse=" + dir, "--retain=1h"), "not written by streamrecon");
+
+    Files.delete(foreign);
+    Path cutShort =
+        partition.resolve(io.streamrecon.model.DataFileName.of(java.util.UUID.randomUUID()));
+    Files.write(cutShort, start);
+    Files.setLastModifiedTime(cutShort, TWO_DAYS_AGO);
+
+    CliRun r = execute("vacuum", "--warehouse=" + dir, "--retain=1h");
+
+    assertEquals(r.err(), 0, r.code());
+    assertFalse(Files.exists(cutShort));
+  }
+
   private void vacuumsAFirstRunThatNeverCommitted(boolean killedInsideFirstCommit)
       throws Exception {
     Path dir = tmp.newFolder("failed-first-run").toPath();

@@ -192,15 +192,15 @@ public class ShippedCrashRecoveryTest {
         throw new java.io.InterruptedIOException("waiting for flink run to refuse");
       }
       String out = java.nio.file.Files.readString(log);
+      String attempt = out.substring(out.lastIndexOf("=== start"));
       java.util.regex.Matcher m =
           java.util.regex.Pattern.compile("run the same command with -s (\\S+) after `run`")
-              .matcher(out.substring(out.lastIndexOf("=== start")));
+              .matcher(attempt);
       org.junit.Assert.assertTrue(
           "flink run without -s ended (exit "
               + refused.exitValue()
-              + ") without naming the"
-              + " checkpoint to restore; see "
-              + log,
+              + ") without naming the checkpoint to restore; its error lines:\n"
+              + attempt.lines().filter(l -> l.startsWith("streamrecon:")).toList(),
           refused.exitValue() == 2 && m.find());
       return flinkRun(conf, List.of("-s", m.group(1))).start(runArgs, log, faults, jvmOptions);
     };

@@ -273,11 +273,17 @@ public class WarehouseRecognitionTest {
         partition.resolve(io.streamrecon.model.DataFileName.of(java.util.UUID.randomUUID()));
     Files.write(cutShort, start);
     Files.setLastModifiedTime(cutShort, TWO_DAYS_AGO);
+    // What a writer leaves before its first row group: the magic number alone.
+    Path justOpened =
+        partition.resolve(io.streamrecon.model.DataFileName.of(java.util.UUID.randomUUID()));
+    Files.write(justOpened, java.util.Arrays.copyOf(whole, 4));
+    Files.setLastModifiedTime(justOpened, TWO_DAYS_AGO);
 
     CliRun r = execute("vacuum", "--warehouse=" + dir, "--retain=1h");
 
     assertEquals(r.err(), 0, r.code());
     assertFalse(Files.exists(cutShort));
+    assertFalse(Files.exists(justOpened));
   }
 
   private void vacuumsAFirstRunThatNeverCommitted(boolean killedInsideFirstCommit)

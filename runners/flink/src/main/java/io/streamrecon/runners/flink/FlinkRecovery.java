@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * checkpoint barrier ({@code --finishBundleBeforeCheckpointing}), so no output waits in the runner
  * for the next input. Options set by the user win. The embedded cluster also gets the Prometheus
  * reporter of {@link BeamPrometheusReporterFactory} through that directory, unless the run's own
- * {@code --flinkConfDir} configures it.
+ * {@code --flinkConfDir} configures it, and its working directory in {@link FlinkProcessDir}.
  *
  * <p>Under {@code flink run} (Beam's {@code [auto]} master) Beam takes the client's environment as
  * it is, so only the client restores: a job with completed checkpoints starts when the command
@@ -70,6 +70,16 @@ public final class FlinkRecovery implements RunnerSupport {
   /** The ports an embedded cluster's reporter tries: Flink's default and the next ten. */
   static final String DEFAULT_PORTS = "9249-9259";
 
+  /**
+   * Where an embedded cluster keeps its working files (Flink's {@code process.working-dir}): in
+   * {@link FlinkProcessDir}, so that a start deletes what a killed process left, unless the run's
+   * {@code --flinkConfDir} sets it.
+   */
+  static final String WORKING_DIR = "process.working-dir";
+
+  /** Where an embedded cluster spills and shuffles (Flink's {@code io.tmp.dirs}), likewise. */
+  static final String TMP_DIRS = "io.tmp.dirs";
+
   /** Flink 1.19 reads this file first from a configuration directory (then flink-conf.yaml). */
   static final String CONFIG_FILE = "config.yaml";
 
@@ -86,6 +96,30 @@ public final class FlinkRecovery implements RunnerSupport {
   @Override
   public RunnerProfile profile(PipelineOptions options, boolean streaming) {
     return RunnerProfile.untuned(options).withKafkaSplits(ReadKafka.Splits.PRIMED);
+  }
+
+  /**
+   * A cluster embedded in this process, bounded run or not, keeps its working files and its
+   * temporary files (spilled data, shuffle files) in {@link FlinkProcessDir}, unless the run's
+   * {@code --flinkConfDir} sets {@value #WORKING_DIR} or {@value #TMP_DIRS}.
+   */
+  @Override
+  public void tune(PipelineOptions options) {
+    FlinkPipelineOptions f = options.as(FlinkPipelineOptions.class);
+    if (!embedded(f)) {
+      return;
+    }
+    org.apache.flink.configuration.Configuration given = givenConfiguration(f.getFlinkConfDir());
+    Map<String, String> settings = new LinkedHashMap<>();
+    if (!given.containsKey(WORKING_DIR)) {
+      settings.put(WORKING_DIR, FlinkProcessDir.current().resolve("cluster").toString());
+    }
+    if (!given.containsKey(TMP_DIRS)) {
+      settings.put(TMP_DIRS, FlinkProcessDir.current().resolve("tmp").toString());
+    }
+    if (!settings.isEmpty()) {
+      writeConfDir(f, settings);
+    }
   }
 
   /** Whether the Delta Lake commit steps are {@code @RequiresStableInput} on Flink (see below). */
@@ -161,7 +195,7 @@ public final class FlinkRecovery implements RunnerSupport {
     }
     String metrics = "";
     if (embedded(f)) {
-      settings.putAll(prometheusReporter(f.getFlinkConfDir()));
+      settings.putAll(prometheusReporter(givenConfiguration(f.getFlinkConfDir())));
       if (!settings.isEmpty()) {
         writeConfDir(f, settings);
       }
@@ -221,19 +255,8 @@ public final class FlinkRecovery implements RunnerSupport {
    * first free port of {@value #DEFAULT_PORTS}. A configuration that sets only the port keeps it;
    * one whose {@code metrics.reporters} leaves {@value #REPORTER} out turns it off (Flink's rule).
    */
-  private static Map<String, String> prometheusReporter(String confDir) {
-    boolean none = confDir == null || confDir.isBlank();
-    if (!none && !Files.isDirectory(java.nio.file.Path.of(confDir))) {
-      throw new IllegalArgumentException(
-          "--flinkConfDir="
-              + confDir
-              + " is not a directory: give a Flink configuration directory (with config.yaml or"
-              + " flink-conf.yaml), or leave the option out");
-    }
-    org.apache.flink.configuration.Configuration given =
-        none
-            ? new org.apache.flink.configuration.Configuration()
-            : GlobalConfiguration.loadConfiguration(confDir);
+  private static Map<String, String> prometheusReporter(
+      org.apache.flink.configuration.Configuration given) {
     Map<String, String> settings = new LinkedHashMap<>();
     if (!given.containsKey(REPORTER_FACTORY)) {
       settings.put(REPORTER_FACTORY, BeamPrometheusReporterFactory.CLASS_NAME);
@@ -242,6 +265,21 @@ public final class FlinkRecovery implements RunnerSupport {
       }
     }
     return settings;
+  }
+
+  /** The configuration of the run's {@code --flinkConfDir}; empty without one. */
+  private static org.apache.flink.configuration.Configuration givenConfiguration(String confDir) {
+    boolean none = confDir == null || confDir.isBlank();
+    if (!none && !Files.isDirectory(java.nio.file.Path.of(confDir))) {
+      throw new IllegalArgumentException(
+          "--flinkConfDir="
+              + confDir
+              + " is not a directory: give a Flink configuration directory (with config.yaml or"
+              + " flink-conf.yaml), or leave the option out");
+    }
+    return none
+        ? new org.apache.flink.configuration.Configuration()
+        : GlobalConfiguration.loadConfiguration(confDir);
   }
 
   /** A remote master takes {@code --savepointPath}; the embedded cluster reads its config dir. */
@@ -270,7 +308,7 @@ public final class FlinkRecovery implements RunnerSupport {
    */
   private static void writeConfDir(FlinkPipelineOptions f, Map<String, String> settings) {
     try {
-      java.nio.file.Path dir = Files.createTempDirectory("streamrecon-flink-conf");
+      java.nio.file.Path dir = Files.createTempDirectory(FlinkProcessDir.current(), "conf-");
       java.nio.file.Path config = dir.resolve(CONFIG_FILE);
       String given = f.getFlinkConfDir();
       if (given != null && !given.isBlank()) {

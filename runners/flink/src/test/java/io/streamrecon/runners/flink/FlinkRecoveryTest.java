@@ -137,6 +137,43 @@ public class FlinkRecoveryTest {
   }
 
   @Test
+  public void theEmbeddedClusterKeepsItsLocalFilesInTheProcessDirectoryUnlessTheRunSetsThem()
+      throws Exception {
+    FlinkPipelineOptions o =
+        PipelineOptionsFactory.fromArgs("--runner=FlinkRunner", "--flinkMaster=[local]")
+            .as(FlinkPipelineOptions.class);
+    new FlinkRecovery().tune(o);
+    org.apache.flink.configuration.Configuration flink =
+        org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(o.getFlinkConfDir());
+    Path own = FlinkProcessDir.current();
+    assertEquals(
+        own.resolve("cluster").toString(), flink.getString(FlinkRecovery.WORKING_DIR, "(none)"));
+    assertEquals(own.resolve("tmp").toString(), flink.getString(FlinkRecovery.TMP_DIRS, "(none)"));
+    assertTrue(
+        "the generated configuration is in it too", Path.of(o.getFlinkConfDir()).startsWith(own));
+
+    Path conf = tmp.newFolder("conf").toPath();
+    Files.writeString(conf.resolve("config.yaml"), "io.tmp.dirs: /var/tmp/flink\n");
+    FlinkPipelineOptions given =
+        PipelineOptionsFactory.fromArgs(
+                "--runner=FlinkRunner", "--flinkMaster=[local]", "--flinkConfDir=" + conf)
+            .as(FlinkPipelineOptions.class);
+    new FlinkRecovery().tune(given);
+    flink =
+        org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(
+            given.getFlinkConfDir());
+    assertEquals("/var/tmp/flink", flink.getString(FlinkRecovery.TMP_DIRS, "(none)"));
+    assertEquals(
+        own.resolve("cluster").toString(), flink.getString(FlinkRecovery.WORKING_DIR, "(none)"));
+
+    FlinkPipelineOptions remote =
+        PipelineOptionsFactory.fromArgs("--runner=FlinkRunner", "--flinkMaster=jm.example:8081")
+            .as(FlinkPipelineOptions.class);
+    new FlinkRecovery().tune(remote);
+    assertNull("the cluster's own configuration applies", remote.getFlinkConfDir());
+  }
+
+  @Test
   public void aFlinkConfDirThatIsNoDirectoryIsAUsageError() throws Exception {
     Path root = tmp.newFolder("root").toPath();
     String missing = root.resolve("no-such-dir").toString();

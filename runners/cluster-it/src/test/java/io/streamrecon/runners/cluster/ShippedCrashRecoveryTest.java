@@ -171,7 +171,16 @@ public class ShippedCrashRecoveryTest {
    */
   private CrashHarness.Launcher flinkRun() throws java.io.IOException {
     Path conf = tmp.newFolder("flink-conf").toPath();
-    java.nio.file.Files.writeString(conf.resolve("config.yaml"), "parallelism.default: 2\n");
+    // Under flink run the client's configuration places the cluster's local files: in the test's
+    // folder, so that what the killed clients leave (the job's jar in the blob store, each time)
+    // goes with it, as docs/operations.md advises an operator.
+    java.nio.file.Files.writeString(
+        conf.resolve("config.yaml"),
+        "parallelism.default: 2\nprocess.working-dir: "
+            + tmp.newFolder("flink-work")
+            + "\nio.tmp.dirs: "
+            + tmp.newFolder("flink-tmp")
+            + "\n");
     CrashHarness.Launcher plain = flinkRun(conf, List.of());
     // A restart as an operator does it: the same command is refused, naming the checkpoint to
     // restore, and that checkpoint is passed with -s.

@@ -85,11 +85,15 @@ final class FlinkProcessDir {
             .addShutdownHook(
                 new Thread(
                     () -> {
+                      // Flink's own shutdown hooks may still write; what is left keeps its lock
+                      // file, released at exit, for the next start's sweep.
                       deleteRecursively(dir);
-                      try {
-                        Files.deleteIfExists(lockFile);
-                      } catch (IOException e) {
-                        // The next start sweeps it.
+                      if (!Files.exists(dir)) {
+                        try {
+                          Files.deleteIfExists(lockFile);
+                        } catch (IOException e) {
+                          // The next start sweeps it.
+                        }
                       }
                     },
                     "streamrecon-flink-dir-cleanup"));

@@ -10,19 +10,19 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
 import java.util.UUID;
-import java.util.stream.Stream;
+import org.apache.flink.util.FileUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The local directory of this process's embedded Flink cluster: its working directory (Flink's
- * {@code process.working-dir}, where the cluster keeps the job's jar in its blob store and its
- * local state) and the configuration a run generates for it. Flink deletes its working directory
- * when the cluster shuts down, and this process deletes the rest when it exits; a process killed
- * with SIGKILL (the OOM killer, a lost container) leaves both behind, about the size of the job's
- * jar each time. A job that crashes and is restarted by a service manager would fill the disk.
+ * {@code process.working-dir}: blob store, local state), its temporary directories ({@code
+ * io.tmp.dirs}: shuffle and spill files, the RPC system's extracted jar, RocksDB's working copy of
+ * the state) and the configuration a run generates for it. Flink deletes its files when the cluster
+ * shuts down, and this process deletes the rest when it exits; a process killed with SIGKILL (the
+ * OOM killer, a lost container) leaves all of it behind, each time. A job that crashes and is
+ * restarted by a service manager would fill the disk.
  *
  * <p>So every process works in {@code <java.io.tmpdir>/streamrecon-flink-<user>/process-<uuid>} and
  * holds an operating system lock on {@code process-<uuid>.lock} while it runs. The operating system
@@ -87,7 +87,7 @@ final class FlinkProcessDir {
                     () -> {
                       // Flink's own shutdown hooks may still write; what is left keeps its lock
                       // file, released at exit, for the next start's sweep.
-                      deleteRecursively(dir);
+                      FileUtils.deleteDirectoryQuietly(dir.toFile());
                       if (!Files.exists(dir)) {
                         try {
                           Files.deleteIfExists(lockFile);
@@ -117,7 +117,7 @@ final class FlinkProcessDir {
             continue; // its process runs
           }
           try {
-            deleteRecursively(dir);
+            FileUtils.deleteDirectoryQuietly(dir.toFile());
             // A directory that could not be deleted whole keeps its lock file, for the next sweep.
             if (!Files.exists(dir)) {
               Files.deleteIfExists(lockFile);
@@ -134,25 +134,5 @@ final class FlinkProcessDir {
       }
     }
     return swept;
-  }
-
-  private static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      files
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              p -> {
-                try {
-                  Files.deleteIfExists(p);
-                } catch (IOException e) {
-                  // Left for the next sweep.
-                }
-              });
-    } catch (IOException | UncheckedIOException e) {
-      // Left for the next sweep.
-    }
   }
 }

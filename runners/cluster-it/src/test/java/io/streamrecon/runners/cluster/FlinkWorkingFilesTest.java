@@ -30,19 +30,26 @@ public class FlinkWorkingFilesTest {
     Path jvmTmp = tmp.newFolder("jvm-tmp").toPath();
     Path killedLog = tmp.getRoot().toPath().resolve("killed.log");
     Process killed = start(jvmTmp, tmp.newFolder("warehouse-killed").toPath(), killedLog);
-    ChildProcesses.await(
-        "the embedded Flink cluster's working directory",
-        180,
-        killed,
-        killedLog,
-        () -> !processDirsWith(jvmTmp, "cluster").isEmpty());
-    ChildProcesses.kill(killed);
+    try {
+      ChildProcesses.await(
+          "the embedded Flink cluster's working directory",
+          180,
+          killed,
+          killedLog,
+          () -> !processDirsWith(jvmTmp, "cluster").isEmpty());
+    } finally {
+      ChildProcesses.kill(killed);
+    }
     List<Path> left = processDirsWith(jvmTmp, "cluster");
     assertEquals("the killed run's directory: " + left, 1, left.size());
 
     Path nextLog = tmp.getRoot().toPath().resolve("next.log");
     Process next = start(jvmTmp, tmp.newFolder("warehouse-next").toPath(), nextLog);
-    assertTrue("the next run did not end within 300 s", next.waitFor(300, TimeUnit.SECONDS));
+    try {
+      assertTrue("the next run did not end within 300 s", next.waitFor(300, TimeUnit.SECONDS));
+    } finally {
+      ChildProcesses.kill(next); // gone already, unless it did not end in time
+    }
 
     assertEquals(ChildProcesses.tail(nextLog, 40), 0, next.exitValue());
     assertFalse("left by the killed run: " + left.get(0), Files.exists(left.get(0)));
